@@ -1,0 +1,292 @@
+/**
+ * The operator's admin API, mounted at `/admin/v1` and guarded by a bearer token:
+ * accounts, API keys, wallet funding and adjustments, the catalogue, stuck orders, the ledger audit.
+ */
+import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSecurity, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { AccountId, AccountNotFound, AccountStatus, PriceGroupName } from "./Account.js"
+import {
+  BadRequest,
+  Conflict,
+  MethodNotAllowed,
+  NotFound,
+  PayloadTooLarge,
+  RateLimited,
+  ServerError,
+  Succeeded,
+  Unauthorized,
+  ValidationError
+} from "./ApiError.js"
+import { ApiKeyId, ApiKeyNotFound } from "./ApiKey.js"
+import { CatalogFile, ImportSummary } from "./Catalog.js"
+import { AuditReport, LedgerEntry } from "./Ledger.js"
+import { Cedis, PositiveCedis } from "./Money.js"
+import { Order, OrderNotFound, OrderStatus, Pagination } from "./Order.js"
+import { RateLimits, RateLimitsPatch } from "./RateLimit.js"
+import { Balance, InsufficientBalance, WalletKind } from "./Wallet.js"
+
+/** The path prefix of the admin API. */
+export const ADMIN_PREFIX = "/admin/v1"
+
+/** Authenticates an admin request by its `Authorization: Bearer <token>` header. */
+export class AdminAuth extends HttpApiMiddleware.Tag<AdminAuth>()("contract/AdminAuth", {
+  failure: Unauthorized,
+  security: { bearer: HttpApiSecurity.bearer }
+}) {}
+
+const Name = Schema.String.pipe(
+  Schema.minLength(1, { message: () => "must not be empty" }),
+  Schema.maxLength(100, { message: () => "must be at most 100 characters" })
+)
+
+const Note = Schema.String.pipe(Schema.maxLength(500, { message: () => "must be at most 500 characters" }))
+
+/** A webhook URL: http(s), at most 2048 characters. */
+export const WebhookUrl = Schema.String.pipe(
+  Schema.maxLength(2048),
+  Schema.filter((s) => {
+    try {
+      const url = new URL(s)
+      return url.protocol === "https:" || url.protocol === "http:"
+    } catch {
+      return false
+    }
+  }, { message: () => "must be an http or https URL" })
+)
+
+const intParam = (min: number, max: number) =>
+  Schema.NumberFromString.pipe(Schema.int(), Schema.between(min, max)).annotations({
+    message: () => `must be an integer from ${min} to ${max}`
+  })
+
+const pageParams = {
+  page: Schema.optionalWith(intParam(1, 1_000_000), { default: () => 1 }),
+  per_page: Schema.optionalWith(intParam(1, 100), { default: () => 50 })
+}
+
+/** An account's API key, without the key itself. */
+export const ApiKeyView = Schema.Struct({
+  id: ApiKeyId,
+  prefix: Schema.String,
+  created_at: Schema.Date,
+  last_used_at: Schema.NullOr(Schema.Date),
+  revoked_at: Schema.NullOr(Schema.Date)
+}).annotations({ identifier: "ApiKeyView" })
+
+/** The type of `ApiKeyView`. */
+export type ApiKeyView = typeof ApiKeyView.Type
+
+const accountFields = {
+  id: AccountId,
+  name: Schema.String,
+  price_group: Schema.NullOr(Schema.String),
+  status: AccountStatus,
+  created_at: Schema.Date
+}
+
+/** An account as a list shows it. */
+export const AccountSummary = Schema.Struct({
+  ...accountFields,
+  balance: Balance,
+  webhook_url: Schema.NullOr(Schema.String),
+  limits: RateLimits.annotations({ description: "Per-minute overrides; a scope left out uses the server default" })
+}).annotations({ identifier: "AccountSummary" })
+
+/** The type of `AccountSummary`. */
+export type AccountSummary = typeof AccountSummary.Type
+
+/** An account with everything the operator may need. */
+export const AccountDetail = Schema.Struct({
+  ...AccountSummary.fields,
+  webhook_secret: Schema.NullOr(Schema.String).annotations({ description: "Signs webhook deliveries" }),
+  keys: Schema.Array(ApiKeyView)
+}).annotations({ identifier: "AccountDetail" })
+
+/** The type of `AccountDetail`. */
+export type AccountDetail = typeof AccountDetail.Type
+
+/** The body of POST /accounts. */
+export const CreateAccountPayload = Schema.Struct({
+  name: Name,
+  price_group: Schema.optional(Schema.NullOr(PriceGroupName))
+})
+
+/** The body of PATCH /accounts/{account_id}; fields left out are unchanged. */
+export const UpdateAccountPayload = Schema.Struct({
+  name: Schema.optional(Name),
+  price_group: Schema.optional(Schema.NullOr(PriceGroupName)),
+  status: Schema.optional(AccountStatus),
+  webhook_url: Schema.optional(Schema.NullOr(WebhookUrl)),
+  rotate_webhook_secret: Schema.optional(Schema.Boolean),
+  limits: Schema.optional(RateLimitsPatch)
+})
+
+/** The type of `UpdateAccountPayload`. */
+export type UpdateAccountPayload = typeof UpdateAccountPayload.Type
+
+const AccountPath = Schema.Struct({ account_id: Schema.NumberFromString.pipe(Schema.compose(AccountId)) })
+
+/** Accounts. */
+export class AccountsGroup extends HttpApiGroup.make("accounts")
+  .add(
+    HttpApiEndpoint.post("create", "/accounts")
+      .setPayload(CreateAccountPayload)
+      .addSuccess(Schema.Struct({ success: Succeeded, ...accountFields }), { status: 201 })
+  )
+  .add(
+    HttpApiEndpoint.get("list", "/accounts")
+      .setUrlParams(Schema.Struct({ ...pageParams, status: Schema.optional(AccountStatus) }))
+      .addSuccess(Schema.Struct({ success: Succeeded, accounts: Schema.Array(AccountSummary), pagination: Pagination }))
+  )
+  .add(
+    HttpApiEndpoint.get("show", "/accounts/:account_id")
+      .setPath(AccountPath)
+      .addSuccess(Schema.Struct({ success: Succeeded, ...AccountDetail.fields }))
+  )
+  .add(
+    HttpApiEndpoint.patch("update", "/accounts/:account_id")
+      .setPath(AccountPath)
+      .setPayload(UpdateAccountPayload)
+      .addSuccess(Schema.Struct({ success: Succeeded, ...AccountDetail.fields }))
+  )
+  .addError(AccountNotFound)
+{}
+
+/** The body of POST /accounts/{account_id}/wallet/fund. */
+export const FundWalletPayload = Schema.Struct({
+  amount: PositiveCedis,
+  wallet: Schema.optionalWith(WalletKind, { default: () => "main" as const }),
+  note: Schema.optional(Note)
+})
+
+/** The body of POST /accounts/{account_id}/wallet/adjust: a signed correction with its reason. */
+export const AdjustWalletPayload = Schema.Struct({
+  amount: Cedis.pipe(Schema.filter((pesewas) => pesewas !== 0n || "must not be 0")),
+  wallet: Schema.optionalWith(WalletKind, { default: () => "main" as const }),
+  note: Note.pipe(Schema.minLength(1, { message: () => "is required for an adjustment" }))
+})
+
+/** 200 of a wallet movement: the new balances and the ledger entry written. */
+export const WalletMovement = Schema.Struct({ success: Succeeded, balance: Balance, entry: LedgerEntry })
+
+/** API keys of an account. */
+export class ApiKeysGroup extends HttpApiGroup.make("apiKeys")
+  .add(
+    HttpApiEndpoint.post("create", "/accounts/:account_id/keys")
+      .setPath(AccountPath)
+      .addSuccess(
+        Schema.Struct({
+          success: Succeeded,
+          id: ApiKeyId,
+          api_key: Schema.String.annotations({ description: "The key itself, shown only in this response" }),
+          prefix: Schema.String
+        }),
+        { status: 201 }
+      )
+  )
+  .add(
+    HttpApiEndpoint.del("revoke", "/accounts/:account_id/keys/:key_id")
+      .setPath(Schema.Struct({ ...AccountPath.fields, key_id: Schema.NumberFromString.pipe(Schema.compose(ApiKeyId)) }))
+      .addSuccess(Schema.Struct({ success: Succeeded, key: ApiKeyView }))
+      .addError(ApiKeyNotFound)
+  )
+  .addError(AccountNotFound)
+{}
+
+/** Funding, adjustments and the ledger of an account's wallets. */
+export class WalletsGroup extends HttpApiGroup.make("wallets")
+  .add(
+    HttpApiEndpoint.post("fund", "/accounts/:account_id/wallet/fund")
+      .setPath(AccountPath)
+      .setPayload(FundWalletPayload)
+      .addSuccess(WalletMovement)
+  )
+  .add(
+    HttpApiEndpoint.post("adjust", "/accounts/:account_id/wallet/adjust")
+      .setPath(AccountPath)
+      .setPayload(AdjustWalletPayload)
+      .addSuccess(WalletMovement)
+      .addError(InsufficientBalance)
+  )
+  .add(
+    HttpApiEndpoint.get("ledger", "/accounts/:account_id/ledger")
+      .setPath(AccountPath)
+      .setUrlParams(Schema.Struct({ ...pageParams, wallet: Schema.optional(WalletKind) }))
+      .addSuccess(Schema.Struct({ success: Succeeded, entries: Schema.Array(LedgerEntry), pagination: Pagination }))
+  )
+  .add(
+    HttpApiEndpoint.get("audit", "/audit")
+      .addSuccess(Schema.Struct({ success: Succeeded, ...AuditReport.fields }))
+      .annotate(OpenApi.Summary, "Check every wallet against its ledger and every order against its payments")
+  )
+  .addError(AccountNotFound)
+{}
+
+/** The catalogue file: import and export. */
+export class CatalogFileGroup extends HttpApiGroup.make("catalogFile")
+  .add(
+    HttpApiEndpoint.post("import", "/catalog")
+      .setPayload(CatalogFile)
+      .addSuccess(Schema.Struct({ success: Succeeded, ...ImportSummary.fields }))
+  )
+  .add(
+    HttpApiEndpoint.get("export", "/catalog")
+      .addSuccess(Schema.Struct({ success: Succeeded, ...CatalogFile.fields }))
+  )
+{}
+
+/** An order as the operator sees it: with its account. */
+export const AdminOrder = Schema.Struct({ ...Order.fields, account_id: AccountId }).annotations({
+  identifier: "AdminOrder"
+})
+
+/** The type of `AdminOrder`. */
+export type AdminOrder = typeof AdminOrder.Type
+
+/** Orders of every account, and settling a stuck one. */
+export class OrdersAdminGroup extends HttpApiGroup.make("ordersAdmin")
+  .add(
+    HttpApiEndpoint.get("list", "/orders")
+      .setUrlParams(Schema.Struct({
+        ...pageParams,
+        status: Schema.optional(OrderStatus),
+        account_id: Schema.optional(Schema.NumberFromString.pipe(Schema.compose(AccountId)))
+      }))
+      .addSuccess(Schema.Struct({ success: Succeeded, orders: Schema.Array(AdminOrder), pagination: Pagination }))
+  )
+  .add(
+    HttpApiEndpoint.get("get", "/orders/:order_number")
+      .setPath(Schema.Struct({ order_number: Schema.String }))
+      .addSuccess(Schema.Struct({ success: Succeeded, order: AdminOrder }))
+      .addError(OrderNotFound)
+  )
+  .add(
+    HttpApiEndpoint.post("resolve", "/orders/:order_number/resolve")
+      .setPath(Schema.Struct({ order_number: Schema.String }))
+      .setPayload(Schema.Struct({ status: Schema.Literal("successful", "failed") }))
+      .addSuccess(Schema.Struct({ success: Succeeded, order: AdminOrder }))
+      .addError(OrderNotFound)
+      .addError(Conflict)
+      .annotate(OpenApi.Summary, "Settle a pending order; failing it refunds the main wallet")
+  )
+{}
+
+/** The operator's admin API. */
+export class AdminApi extends HttpApi.make("admin")
+  .add(AccountsGroup)
+  .add(ApiKeysGroup)
+  .add(WalletsGroup)
+  .add(CatalogFileGroup)
+  .add(OrdersAdminGroup)
+  .middleware(AdminAuth)
+  .addError(BadRequest)
+  .addError(NotFound)
+  .addError(MethodNotAllowed)
+  .addError(PayloadTooLarge)
+  .addError(ValidationError)
+  .addError(RateLimited)
+  .addError(ServerError)
+  .prefix(ADMIN_PREFIX)
+  .annotate(OpenApi.Title, "Data Bundle Reseller Admin API")
+  .annotate(OpenApi.Version, "1")
+{}

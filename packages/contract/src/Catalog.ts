@@ -1,0 +1,73 @@
+/**
+ * The catalogue file: networks, bundles, price groups and prices, as the operator imports them.
+ * Networks are matched by `slug`, bundles by `key`; importing the same file twice changes nothing.
+ */
+import { Schema } from "effect"
+import { PriceGroupName } from "./Account.js"
+import { PositiveCedis } from "./Money.js"
+import { HexColor, NetworkSlug } from "./Network.js"
+
+/** A bundle's stable key in the catalogue file (`mtn-1gb`). */
+export const BundleKey = Schema.String.pipe(
+  Schema.pattern(/^[a-z0-9][a-z0-9_.-]{0,63}$/, {
+    message: () => "must be 1 to 64 characters of a-z, 0-9, _, . and -"
+  })
+)
+
+const label = (max: number) =>
+  Schema.String.pipe(
+    Schema.minLength(1, { message: () => "must not be empty" }),
+    Schema.maxLength(max, { message: () => `must be at most ${max} characters` })
+  )
+
+/** A bundle in the catalogue file. */
+export const CatalogBundle = Schema.Struct({
+  key: BundleKey,
+  size: label(32),
+  name: label(100),
+  badge: Schema.optionalWith(Schema.String.pipe(Schema.maxLength(100)), { default: () => "" }),
+  active: Schema.optionalWith(Schema.Boolean, { default: () => true }),
+  price: PositiveCedis.annotations({ description: "Base price, paid by accounts whose group has no price of its own" }),
+  prices: Schema.optionalWith(Schema.Record({ key: PriceGroupName, value: PositiveCedis }), { default: () => ({}) })
+}).annotations({ identifier: "CatalogBundle" })
+
+/** The type of `CatalogBundle`. */
+export type CatalogBundle = typeof CatalogBundle.Type
+
+/** A network in the catalogue file, with its bundles in display order. */
+export const CatalogNetwork = Schema.Struct({
+  slug: NetworkSlug,
+  name: label(100),
+  color: HexColor,
+  delivery: label(100),
+  active: Schema.optionalWith(Schema.Boolean, { default: () => true }),
+  bundles: Schema.Array(CatalogBundle).pipe(Schema.maxItems(500))
+}).annotations({ identifier: "CatalogNetwork" })
+
+/** The type of `CatalogNetwork`. */
+export type CatalogNetwork = typeof CatalogNetwork.Type
+
+/** The whole catalogue file. */
+export const CatalogFile = Schema.Struct({
+  price_groups: Schema.optionalWith(Schema.Array(PriceGroupName).pipe(Schema.maxItems(100)), { default: () => [] }),
+  networks: Schema.Array(CatalogNetwork).pipe(Schema.maxItems(100))
+}).annotations({ identifier: "CatalogFile" })
+
+/** The type of `CatalogFile`. */
+export type CatalogFile = typeof CatalogFile.Type
+
+/** What an import did to one kind of record. */
+export const ImportCounts = Schema.Struct({ created: Schema.Int, updated: Schema.Int, unchanged: Schema.Int })
+
+/** The type of `ImportCounts`. */
+export type ImportCounts = typeof ImportCounts.Type
+
+/** What an import did. */
+export const ImportSummary = Schema.Struct({
+  price_groups: ImportCounts,
+  networks: ImportCounts,
+  bundles: ImportCounts
+}).annotations({ identifier: "ImportSummary" })
+
+/** The type of `ImportSummary`. */
+export type ImportSummary = typeof ImportSummary.Type

@@ -1,0 +1,51 @@
+/**
+ * The ledger: every wallet movement, with the balance it left behind.
+ */
+import { Schema } from "effect"
+import { Cedis } from "./Money.js"
+import { WalletKind } from "./Wallet.js"
+
+/** Why a wallet moved. */
+export const LedgerReason = Schema.Literal("funding", "adjustment", "order", "refund")
+
+/** The type of `LedgerReason`. */
+export type LedgerReason = typeof LedgerReason.Type
+
+/** One wallet movement. */
+export const LedgerEntry = Schema.Struct({
+  id: Schema.Int,
+  wallet: WalletKind,
+  amount: Cedis.annotations({ description: "Signed: credits are positive, debits negative" }),
+  balance_after: Cedis,
+  reason: LedgerReason,
+  order_number: Schema.NullOr(Schema.String),
+  note: Schema.NullOr(Schema.String),
+  created_at: Schema.Date
+}).annotations({ identifier: "LedgerEntry" })
+
+/** The type of `LedgerEntry`. */
+export type LedgerEntry = typeof LedgerEntry.Type
+
+/** A wallet whose balance is not the sum of its ledger. */
+export const LedgerMismatch = Schema.Struct({
+  account_id: Schema.Int,
+  wallet: WalletKind,
+  balance: Cedis,
+  ledger_sum: Cedis
+})
+
+/** The result of checking every wallet against its ledger and every order against its payments. */
+export const AuditReport = Schema.Struct({
+  ok: Schema.Boolean,
+  wallets: Schema.Int,
+  ledger_entries: Schema.Int,
+  orders: Schema.Int,
+  mismatches: Schema.Array(LedgerMismatch),
+  negative_balances: Schema.Int,
+  orders_without_debit: Schema.Int,
+  failed_orders_without_refund: Schema.Int,
+  refunds_without_failed_order: Schema.Int
+}).annotations({ identifier: "AuditReport" })
+
+/** The type of `AuditReport`. */
+export type AuditReport = typeof AuditReport.Type

@@ -1,0 +1,130 @@
+/**
+ * Orders: one bundle bought for one phone number, paid from the main wallet.
+ */
+import { HttpApiSchema } from "@effect/platform"
+import { Schema } from "effect"
+import { Failed } from "./ApiError.js"
+import { BundleId } from "./Bundle.js"
+import { Cedis } from "./Money.js"
+import { PhoneNumber } from "./Phone.js"
+
+/** `ORD-` followed by 12 characters of `0-9A-Z`. */
+export const OrderNumber = Schema.String.pipe(Schema.pattern(/^ORD-[0-9A-Z]{12}$/), Schema.brand("OrderNumber"))
+
+/** The type of `OrderNumber`. */
+export type OrderNumber = typeof OrderNumber.Type
+
+/** `pending` → `successful` | `failed`; terminal states never change. */
+export const OrderStatus = Schema.Literal("pending", "successful", "failed").annotations({
+  message: () => "must be one of pending, successful, failed"
+})
+
+/** The type of `OrderStatus`. */
+export type OrderStatus = typeof OrderStatus.Type
+
+/** The caller's own reference: 1 to 64 characters of `A-Z a-z 0-9 _ . : -`, unique per account. */
+export const Reference = Schema.String.pipe(
+  Schema.pattern(/^[A-Za-z0-9_.:-]{1,64}$/, {
+    message: () => "must be 1 to 64 characters of A-Z, a-z, 0-9, _, ., : and -"
+  })
+).annotations({ identifier: "Reference" })
+
+/** The body of POST /orders. */
+export const PlaceOrderPayload = Schema.Struct({
+  bundle_id: BundleId,
+  phone_number: PhoneNumber,
+  reference: Schema.optional(Reference)
+}).annotations({ identifier: "PlaceOrderPayload" })
+
+/** The type of `PlaceOrderPayload`. */
+export type PlaceOrderPayload = typeof PlaceOrderPayload.Type
+
+const orderFields = {
+  order_number: OrderNumber,
+  bundle: Schema.String.annotations({ description: "Bundle label" }),
+  network: Schema.String.annotations({ description: "Network name" }),
+  phone_number: Schema.String.annotations({ description: "Recipient number, as it was sent" }),
+  amount_paid: Cedis,
+  status: OrderStatus,
+  reference: Schema.NullOr(Schema.String).annotations({ description: "The caller's reference, null when none" }),
+  created_at: Schema.Date.annotations({ description: "ISO 8601 UTC timestamp" })
+}
+
+/** An order as the place-order response shows it. */
+export const PlacedOrder = Schema.Struct(orderFields).pipe(Schema.omit("network")).annotations({
+  identifier: "PlacedOrder"
+})
+
+/** The type of `PlacedOrder`. */
+export type PlacedOrder = typeof PlacedOrder.Type
+
+/** An order as the order-status response shows it. */
+export const OrderStatusView = Schema.Struct(orderFields).pipe(Schema.omit("reference")).annotations({
+  identifier: "OrderStatusView"
+})
+
+/** The type of `OrderStatusView`. */
+export type OrderStatusView = typeof OrderStatusView.Type
+
+/** An order as lists show it: every field. */
+export const Order = Schema.Struct(orderFields).annotations({ identifier: "Order" })
+
+/** The type of `Order`. */
+export type Order = typeof Order.Type
+
+const isoDate = /^\d{4}-\d{2}-\d{2}$/
+const isoTimestamp = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})$/
+
+/** A date (`2026-11-01`) or a timestamp with its offset (`2026-11-01T08:00:00Z`). */
+export const DateBound = Schema.String.pipe(
+  Schema.filter(
+    (s) =>
+      (isoDate.test(s) && new Date(`${s}T00:00:00Z`).toISOString().startsWith(s)) ||
+      (isoTimestamp.test(s) && !Number.isNaN(Date.parse(s))),
+    { message: () => "must be an ISO 8601 date (2026-11-01) or timestamp with offset (2026-11-01T08:00:00Z)" }
+  )
+).annotations({ identifier: "DateBound" })
+
+/** True when a `DateBound` is a whole day rather than an instant. */
+export const isWholeDay = (bound: string): boolean => isoDate.test(bound)
+
+const intParam = (min: number, max: number) =>
+  Schema.NumberFromString.pipe(
+    Schema.int(),
+    Schema.between(min, max)
+  ).annotations({ message: () => `must be an integer from ${min} to ${max}` })
+
+/** The largest page size of GET /orders. */
+export const MAX_PER_PAGE = 50
+
+/** Query parameters of GET /orders. */
+export const ListOrdersParams = Schema.Struct({
+  page: Schema.optionalWith(intParam(1, 1_000_000), { default: () => 1 }),
+  per_page: Schema.optionalWith(intParam(1, MAX_PER_PAGE), { default: () => 20 }),
+  status: Schema.optional(OrderStatus),
+  reference: Schema.optional(Reference),
+  phone_number: Schema.optional(PhoneNumber),
+  from: Schema.optional(DateBound),
+  to: Schema.optional(DateBound)
+})
+
+/** The type of `ListOrdersParams`. */
+export type ListOrdersParams = typeof ListOrdersParams.Type
+
+/** Where a page sits in the whole list. */
+export const Pagination = Schema.Struct({
+  current_page: Schema.Int,
+  per_page: Schema.Int,
+  total: Schema.Int,
+  last_page: Schema.Int
+}).annotations({ identifier: "Pagination" })
+
+/** The type of `Pagination`. */
+export type Pagination = typeof Pagination.Type
+
+/** 404: no order with that number for this account. */
+export class OrderNotFound extends Schema.TaggedError<OrderNotFound>()(
+  "OrderNotFound",
+  { success: Failed, message: Schema.String },
+  HttpApiSchema.annotations({ status: 404 })
+) {}

@@ -1,0 +1,21 @@
+/**
+ * Ghana phone numbers as the API accepts them.
+ */
+import { Schema } from "effect"
+
+/** `0` followed by 9 digits, or `233` followed by 9 digits. */
+export const GHANA_PHONE = /^(?:0|233)\d{9}$/
+
+/** A Ghana phone number in one of the two accepted forms; kept as the caller sent it. */
+export const PhoneNumber = Schema.String.pipe(
+  Schema.filter((s) => GHANA_PHONE.test(s), {
+    message: () => "must be a Ghana number: 0 followed by 9 digits, or 233 followed by 9 digits"
+  })
+).annotations({
+  identifier: "PhoneNumber",
+  description: "Ghana number: 0 followed by 9 digits (0241234567) or 233 followed by 9 digits (233241234567)",
+  examples: ["0241234567", "233241234567"]
+})
+
+/** The 9 national digits of an accepted number, the same for both forms: "0241234567" → "241234567". */
+export const nationalDigits = (phone: string): string => phone.slice(phone.length - 9)
