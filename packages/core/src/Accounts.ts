@@ -1,0 +1,154 @@
+/**
+ * Accounts: created and managed by the operator; each gets three empty wallets.
+ */
+import { Account, type AdminApi, ApiError } from "@databundle/contract"
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+import { limitsOf, ApiKeys } from "./ApiKeys.js"
+import { int8, orDie } from "./Database.js"
+import * as Tokens from "./Tokens.js"
+
+interface AccountRow {
+  readonly id: number
+  readonly name: string
+  readonly price_group: string | null
+  readonly status: Account.AccountStatus
+  readonly webhook_url: string | null
+  readonly webhook_secret: string | null
+  readonly limit_all: number | null
+  readonly limit_orders: number | null
+  readonly limit_balance: number | null
+  readonly created_at: Date
+  readonly main: string
+  readonly referral: string
+  readonly agent: string
+}
+
+const toSummary = (row: AccountRow): AdminApi.AccountSummary => ({
+  id: row.id as Account.AccountId,
+  name: row.name,
+  price_group: row.price_group,
+  status: row.status,
+  created_at: row.created_at,
+  balance: { main: int8(row.main), referral: int8(row.referral), agent: int8(row.agent) },
+  webhook_url: row.webhook_url,
+  limits: limitsOf(row)
+})
+
+/** Creating, listing, showing and updating accounts (operator side). */
+export class Accounts extends Effect.Service<Accounts>()("core/Accounts", {
+  dependencies: [ApiKeys.Default],
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const apiKeys = yield* ApiKeys
+
+    const select = (where: ReturnType<typeof sql.and>) =>
+      sql<AccountRow>`
+        SELECT a.id, a.name, g.name AS price_group, a.status, a.webhook_url, a.webhook_secret,
+          a.limit_all, a.limit_orders, a.limit_balance, a.created_at,
+          COALESCE(max(w.balance) FILTER (WHERE w.kind = 'main'), 0) AS main,
+          COALESCE(max(w.balance) FILTER (WHERE w.kind = 'referral'), 0) AS referral,
+          COALESCE(max(w.balance) FILTER (WHERE w.kind = 'agent'), 0) AS agent
+        FROM accounts a
+        LEFT JOIN price_groups g ON g.id = a.price_group_id
+        LEFT JOIN wallets w ON w.account_id = a.id
+        WHERE ${where}
+        GROUP BY a.id, g.name
+        ORDER BY a.id
+      `
+
+    const priceGroupId = (name: string | null) =>
+      Effect.gen(function*() {
+        if (name === null) return null
+        const [row] = yield* orDie(sql<{ id: number }>`SELECT id FROM price_groups WHERE name = ${name}`)
+        if (row === undefined) {
+          return yield* ApiError.ValidationError.field("price_group", `"${name}" is not a price group`)
+        }
+        return row.id
+      })
+
+    const notFound = (id: number) => new Account.AccountNotFound({ message: `Account ${id} not found` })
+
+    /** Creates an active account with three empty wallets. */
+    const create = Effect.fn("Accounts.create")(function*(input: { name: string; price_group?: string | null }) {
+      const groupId = yield* priceGroupId(input.price_group ?? null)
+      const [row] = yield* orDie(sql.withTransaction(Effect.gen(function*() {
+        const rows = yield* sql<{ id: number; name: string; status: Account.AccountStatus; created_at: Date }>`
+          INSERT INTO accounts (name, price_group_id) VALUES (${input.name}, ${groupId})
+          RETURNING id, name, status, created_at
+        `
+        yield* sql`
+          INSERT INTO wallets (account_id, kind)
+          VALUES (${rows[0]!.id}, 'main'), (${rows[0]!.id}, 'referral'), (${rows[0]!.id}, 'agent')
+        `
+        return rows
+      })))
+      return {
+        id: row!.id as Account.AccountId,
+        name: row!.name,
+        price_group: input.price_group ?? null,
+        status: row!.status,
+        created_at: row!.created_at
+      }
+    })
+
+    /** One page of accounts with their balances, oldest first. */
+    const list = Effect.fn("Accounts.list")(function*(
+      query: { page: number; per_page: number; status?: Account.AccountStatus | undefined }
+    ) {
+      const where = query.status ? sql.and([sql`a.status = ${query.status}`]) : sql.and([sql`true`])
+      const [count] = yield* orDie(sql<{ total: string }>`SELECT count(*) AS total FROM accounts a WHERE ${where}`)
+      const rows = yield* orDie(sql<AccountRow>`
+        ${select(where)} LIMIT ${query.per_page} OFFSET ${(query.page - 1) * query.per_page}
+      `)
+      const total = Number(count!.total)
+      return {
+        accounts: rows.map(toSummary),
+        pagination: {
+          current_page: query.page,
+          per_page: query.per_page,
+          total,
+          last_page: Math.max(1, Math.ceil(total / query.per_page))
+        }
+      }
+    })
+
+    /** Everything about one account: balances, overrides, webhook settings, keys. */
+    const show = Effect.fn("Accounts.show")(function*(id: number) {
+      const [row] = yield* orDie(select(sql.and([sql`a.id = ${id}`])))
+      if (row === undefined) return yield* notFound(id)
+      const keys = yield* apiKeys.list(id)
+      const detail: AdminApi.AccountDetail = { ...toSummary(row), webhook_secret: row.webhook_secret, keys }
+      return detail
+    })
+
+    /** Applies the given changes; fields left out stay as they are. */
+    const update = Effect.fn("Accounts.update")(function*(id: number, patch: AdminApi.UpdateAccountPayload) {
+      const changes: Record<string, unknown> = {}
+      if (patch.name !== undefined) changes.name = patch.name
+      if (patch.price_group !== undefined) changes.price_group_id = yield* priceGroupId(patch.price_group)
+      if (patch.status !== undefined) changes.status = patch.status
+      if (patch.webhook_url !== undefined) changes.webhook_url = patch.webhook_url
+      for (const scope of ["all", "orders", "balance"] as const) {
+        const value = patch.limits?.[scope]
+        if (value !== undefined) changes[`limit_${scope}`] = value
+      }
+      const [current] = yield* orDie(sql<{ webhook_secret: string | null }>`
+        SELECT webhook_secret FROM accounts WHERE id = ${id}
+      `)
+      if (current === undefined) return yield* notFound(id)
+      // A webhook URL needs a secret to sign with; one is made when the first URL is set, or on request.
+      const wantsSecret = patch.rotate_webhook_secret === true ||
+        (patch.webhook_url !== undefined && patch.webhook_url !== null && current.webhook_secret === null)
+      if (wantsSecret) changes.webhook_secret = Tokens.webhookSecret()
+      if (Object.keys(changes).length > 0) {
+        yield* orDie(sql`UPDATE accounts SET ${sql.update(changes)}, updated_at = now() WHERE id = ${id}`)
+        // Status, price group and limits ride along with cached authentications: drop them here at once.
+        yield* apiKeys.forgetAll
+      }
+      return yield* show(id)
+    })
+
+    return { create, list, show, update }
+  })
+}) {}

@@ -1,0 +1,299 @@
+/**
+ * The catalogue: networks, their bundles, price groups and prices.
+ *
+ * Reads are cached for `Settings.catalogCacheTtl` (5 s by default): the catalogue changes
+ * only by operator import, so a listing may lag an import by at most that long on other
+ * server processes (the importing process drops its cache at once). Prices charged are
+ * never taken from this cache: placement reads the price inside its own transaction.
+ */
+import { ApiError, type Bundle, type Catalog as CatalogFile, Network } from "@databundle/contract"
+import { SqlClient } from "@effect/sql"
+import { Cache, Effect, Option } from "effect"
+import { int8, orDie } from "./Database.js"
+import { Settings } from "./Settings.js"
+
+interface NetworkRow {
+  readonly id: number
+  readonly slug: string
+  readonly name: string
+  readonly color: string
+  readonly delivery: string
+  readonly active: boolean
+  readonly sort_order: number
+}
+
+interface BundleRow {
+  readonly id: number
+  readonly network_id: number
+  readonly key: string
+  readonly size: string
+  readonly name: string
+  readonly badge: string
+  readonly base_price: string
+  readonly active: boolean
+  readonly sort_order: number
+}
+
+interface PriceRow {
+  readonly bundle_id: number
+  readonly price_group_id: number
+  readonly price: string
+}
+
+/** A network's bundles with every price, so one cached read serves all price groups. */
+interface PricedBundles {
+  readonly network: string
+  readonly bundles: ReadonlyArray<{
+    readonly bundle: Omit<Bundle.Bundle, "price">
+    readonly basePrice: bigint
+    readonly prices: ReadonlyMap<number, bigint>
+  }>
+}
+
+/** Catalogue reads for resellers, and import and export for the operator. */
+export class Catalog extends Effect.Service<Catalog>()("core/Catalog", {
+  dependencies: [Settings.Default],
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const settings = yield* Settings
+
+    const networksCache = yield* Cache.make({
+      capacity: 1,
+      timeToLive: settings.catalogCacheTtl,
+      lookup: (_: "all") =>
+        orDie(sql<Network.Network & { bundles_count: string | number }>`
+          SELECT n.id, n.name, n.slug, n.color, n.delivery, count(b.id) AS bundles_count
+          FROM networks n LEFT JOIN bundles b ON b.network_id = n.id
+          WHERE n.active
+          GROUP BY n.id
+          ORDER BY n.sort_order, n.id
+        `).pipe(Effect.map((rows) => rows.map((row) => ({ ...row, bundles_count: Number(row.bundles_count) }))))
+    })
+
+    const bundlesCache = yield* Cache.make({
+      capacity: 1_000,
+      timeToLive: settings.catalogCacheTtl,
+      lookup: (networkId: number) =>
+        Effect.gen(function*() {
+          const [network] = yield* sql<{ name: string }>`SELECT name FROM networks WHERE id = ${networkId} AND active`
+          if (network === undefined) return Option.none<PricedBundles>()
+          const bundles = yield* sql<BundleRow>`
+            SELECT id, network_id, key, size, name, badge, base_price, active, sort_order
+            FROM bundles WHERE network_id = ${networkId} ORDER BY sort_order, id
+          `
+          const prices = yield* sql<PriceRow>`
+            SELECT p.bundle_id, p.price_group_id, p.price
+            FROM bundle_prices p JOIN bundles b ON b.id = p.bundle_id
+            WHERE b.network_id = ${networkId}
+          `
+          return Option.some<PricedBundles>({
+            network: network.name,
+            bundles: bundles.map((row) => ({
+              bundle: {
+                id: row.id as Bundle.BundleId,
+                size: row.size,
+                name: row.name,
+                badge: row.badge,
+                is_active: row.active
+              },
+              basePrice: int8(row.base_price),
+              prices: new Map(
+                prices.filter((p) => p.bundle_id === row.id).map((p) => [p.price_group_id, int8(p.price)] as const)
+              )
+            }))
+          })
+        }).pipe(orDie)
+    })
+
+    /** Active networks, in the operator's order, with how many bundles each lists. */
+    const networks = networksCache.get("all").pipe(Effect.withSpan("Catalog.networks"))
+
+    /** A network's bundles, inactive ones included, priced for a price group (`null`: base prices). */
+    const bundles = Effect.fn("Catalog.bundles")(function*(networkId: number, priceGroupId: number | null) {
+      const found = yield* bundlesCache.get(networkId)
+      if (Option.isNone(found)) {
+        return yield* new Network.NetworkNotFound({ message: `Network ${networkId} not found` })
+      }
+      return {
+        network: found.value.network,
+        bundles: found.value.bundles.map(({ basePrice, bundle, prices }): Bundle.Bundle => ({
+          ...bundle,
+          price: (priceGroupId === null ? undefined : prices.get(priceGroupId)) ?? basePrice
+        }))
+      }
+    })
+
+    /** Upserts networks, bundles, price groups and prices from a catalogue file, in one transaction. */
+    const importFile = Effect.fn("Catalog.import")(function*(file: CatalogFile.CatalogFile) {
+      const summary = yield* sql.withTransaction(applyImport(sql, file)).pipe(orDie)
+      yield* networksCache.invalidateAll
+      yield* bundlesCache.invalidateAll
+      return summary
+    })
+
+    /** The whole catalogue in the import file's format; importing it back changes nothing. */
+    const exportFile = Effect.gen(function*() {
+      const groups = yield* sql<{ id: number; name: string }>`SELECT id, name FROM price_groups ORDER BY id`
+      const networkRows = yield* sql<NetworkRow>`SELECT * FROM networks ORDER BY sort_order, id`
+      const bundleRows = yield* sql<BundleRow>`SELECT * FROM bundles ORDER BY sort_order, id`
+      const priceRows = yield* sql<PriceRow>`SELECT * FROM bundle_prices ORDER BY price_group_id`
+      const groupName = new Map(groups.map((g) => [g.id, g.name]))
+      const file: CatalogFile.CatalogFile = {
+        price_groups: groups.map((g) => g.name as CatalogFile.CatalogFile["price_groups"][number]),
+        networks: networkRows.map((n) => ({
+          slug: n.slug,
+          name: n.name,
+          color: n.color,
+          delivery: n.delivery,
+          active: n.active,
+          bundles: bundleRows.filter((b) => b.network_id === n.id).map((b) => ({
+            key: b.key,
+            size: b.size,
+            name: b.name,
+            badge: b.badge,
+            active: b.active,
+            price: int8(b.base_price),
+            prices: Object.fromEntries(
+              priceRows.filter((p) => p.bundle_id === b.id).map((p) => [groupName.get(p.price_group_id)!, int8(p.price)])
+            )
+          }))
+        }))
+      }
+      return file
+    }).pipe(orDie, Effect.withSpan("Catalog.export"))
+
+    return { networks, bundles, importFile, exportFile }
+  })
+}) {}
+
+const emptyCounts = () => ({ created: 0, updated: 0, unchanged: 0 })
+
+/** Field errors of a catalogue file that its schema cannot see: duplicates and unknown price groups. */
+const crossCheck = (file: CatalogFile.CatalogFile, knownGroups: ReadonlySet<string>): ApiError.FieldErrors => {
+  const errors: Record<string, Array<string>> = {}
+  const add = (field: string, message: string) => (errors[field] ??= []).push(`${field} ${message}`)
+  const slugs = new Set<string>()
+  const keys = new Set<string>()
+  const groups = new Set([...knownGroups, ...file.price_groups])
+  file.networks.forEach((network, n) => {
+    if (slugs.has(network.slug)) add(`networks[${n}].slug`, `"${network.slug}" appears twice`)
+    slugs.add(network.slug)
+    network.bundles.forEach((bundle, b) => {
+      const at = `networks[${n}].bundles[${b}]`
+      if (keys.has(bundle.key)) add(`${at}.key`, `"${bundle.key}" appears twice`)
+      keys.add(bundle.key)
+      for (const group of Object.keys(bundle.prices)) {
+        if (!groups.has(group)) add(`${at}.prices.${group}`, "is not a price group: list it in price_groups")
+      }
+    })
+  })
+  return errors
+}
+
+const applyImport = (sql: SqlClient.SqlClient, file: CatalogFile.CatalogFile) =>
+  Effect.gen(function*() {
+    const summary = { price_groups: emptyCounts(), networks: emptyCounts(), bundles: emptyCounts() }
+    const existingGroups = yield* sql<{ id: number; name: string }>`SELECT id, name FROM price_groups`
+    const errors = crossCheck(file, new Set(existingGroups.map((g) => g.name)))
+    if (Object.keys(errors).length > 0) {
+      return yield* new ApiError.ValidationError({ message: "The catalogue file has errors", errors })
+    }
+
+    const groupId = new Map(existingGroups.map((g) => [g.name, g.id]))
+    for (const name of new Set(file.price_groups)) {
+      if (groupId.has(name)) {
+        summary.price_groups.unchanged++
+        continue
+      }
+      const [row] = yield* sql<{ id: number }>`INSERT INTO price_groups (name) VALUES (${name}) RETURNING id`
+      groupId.set(name, row!.id)
+      summary.price_groups.created++
+    }
+
+    const networks = new Map((yield* sql<NetworkRow>`SELECT * FROM networks`).map((n) => [n.slug, n]))
+    const bundles = new Map((yield* sql<BundleRow>`SELECT * FROM bundles`).map((b) => [b.key, b]))
+    const prices = yield* sql<PriceRow>`SELECT * FROM bundle_prices`
+
+    for (const [n, network] of file.networks.entries()) {
+      const wanted = { name: network.name, color: network.color, delivery: network.delivery, active: network.active }
+      const current = networks.get(network.slug)
+      let networkId: number
+      if (current === undefined) {
+        const [row] = yield* sql<{ id: number }>`
+          INSERT INTO networks ${sql.insert({ slug: network.slug, ...wanted, sort_order: n })} RETURNING id
+        `
+        networkId = row!.id
+        summary.networks.created++
+      } else {
+        networkId = current.id
+        const same = current.name === wanted.name && current.color === wanted.color &&
+          current.delivery === wanted.delivery && current.active === wanted.active && current.sort_order === n
+        if (same) {
+          summary.networks.unchanged++
+        } else {
+          yield* sql`
+            UPDATE networks SET ${sql.update({ ...wanted, sort_order: n })}, updated_at = now() WHERE id = ${networkId}
+          `
+          summary.networks.updated++
+        }
+      }
+
+      for (const [b, bundle] of network.bundles.entries()) {
+        const fields = {
+          network_id: networkId,
+          size: bundle.size,
+          name: bundle.name,
+          badge: bundle.badge,
+          base_price: bundle.price,
+          active: bundle.active,
+          sort_order: b
+        }
+        const currentBundle = bundles.get(bundle.key)
+        let bundleId: number
+        let changed: boolean
+        if (currentBundle === undefined) {
+          const [row] = yield* sql<{ id: number }>`
+            INSERT INTO bundles ${sql.insert({ key: bundle.key, ...fields })} RETURNING id
+          `
+          bundleId = row!.id
+          changed = true
+        } else {
+          bundleId = currentBundle.id
+          changed = currentBundle.network_id !== fields.network_id || currentBundle.size !== fields.size ||
+            currentBundle.name !== fields.name || currentBundle.badge !== fields.badge ||
+            int8(currentBundle.base_price) !== fields.base_price || currentBundle.active !== fields.active ||
+            currentBundle.sort_order !== fields.sort_order
+          if (changed) {
+            yield* sql`UPDATE bundles SET ${sql.update(fields)}, updated_at = now() WHERE id = ${bundleId}`
+          }
+        }
+
+        // The file is the truth for the prices of the bundles it lists.
+        const currentPrices = new Map(
+          prices.filter((p) => p.bundle_id === bundleId).map((p) => [p.price_group_id, int8(p.price)])
+        )
+        const wantedPrices = new Map(
+          Object.entries(bundle.prices).map(([group, price]) => [groupId.get(group)!, price] as const)
+        )
+        for (const [group] of currentPrices) {
+          if (!wantedPrices.has(group)) {
+            yield* sql`DELETE FROM bundle_prices WHERE bundle_id = ${bundleId} AND price_group_id = ${group}`
+            changed = true
+          }
+        }
+        for (const [group, price] of wantedPrices) {
+          if (currentPrices.get(group) !== price) {
+            yield* sql`
+              INSERT INTO bundle_prices (bundle_id, price_group_id, price) VALUES (${bundleId}, ${group}, ${price})
+              ON CONFLICT (bundle_id, price_group_id) DO UPDATE SET price = EXCLUDED.price
+            `
+            changed = true
+          }
+        }
+        if (currentBundle === undefined) summary.bundles.created++
+        else if (changed) summary.bundles.updated++
+        else summary.bundles.unchanged++
+      }
+    }
+    return summary
+  })

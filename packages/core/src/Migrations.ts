@@ -1,0 +1,145 @@
+/**
+ * The database schema, as ordered migrations applied at start.
+ *
+ * Each migration is a list of single statements (not one multi-statement text), so it
+ * runs the same on every driver. The migrator runs them in one transaction under a
+ * table lock, so several server processes starting together apply each migration once.
+ */
+import { Migrator, SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+
+const initial = [
+  `CREATE TABLE price_groups (
+    id serial PRIMARY KEY,
+    name text NOT NULL UNIQUE,
+    created_at timestamptz NOT NULL DEFAULT now()
+  )`,
+  `CREATE TABLE accounts (
+    id serial PRIMARY KEY,
+    name text NOT NULL,
+    price_group_id integer REFERENCES price_groups (id),
+    status text NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'suspended')),
+    webhook_url text,
+    webhook_secret text,
+    limit_all integer CHECK (limit_all > 0),
+    limit_orders integer CHECK (limit_orders > 0),
+    limit_balance integer CHECK (limit_balance > 0),
+    created_at timestamptz NOT NULL DEFAULT now(),
+    updated_at timestamptz NOT NULL DEFAULT now()
+  )`,
+  `CREATE TABLE api_keys (
+    id serial PRIMARY KEY,
+    account_id integer NOT NULL REFERENCES accounts (id),
+    key_hash text NOT NULL UNIQUE,
+    prefix text NOT NULL,
+    created_at timestamptz NOT NULL DEFAULT now(),
+    last_used_at timestamptz,
+    revoked_at timestamptz
+  )`,
+  `CREATE INDEX api_keys_account ON api_keys (account_id)`,
+  // A CHECK keeps every balance non-negative even if application code were wrong.
+  `CREATE TABLE wallets (
+    account_id integer NOT NULL REFERENCES accounts (id),
+    kind text NOT NULL CHECK (kind IN ('main', 'referral', 'agent')),
+    balance bigint NOT NULL DEFAULT 0 CHECK (balance >= 0),
+    PRIMARY KEY (account_id, kind)
+  )`,
+  `CREATE TABLE networks (
+    id serial PRIMARY KEY,
+    slug text NOT NULL UNIQUE,
+    name text NOT NULL,
+    color text NOT NULL,
+    delivery text NOT NULL,
+    active boolean NOT NULL DEFAULT true,
+    sort_order integer NOT NULL,
+    created_at timestamptz NOT NULL DEFAULT now(),
+    updated_at timestamptz NOT NULL DEFAULT now()
+  )`,
+  `CREATE TABLE bundles (
+    id serial PRIMARY KEY,
+    network_id integer NOT NULL REFERENCES networks (id),
+    key text NOT NULL UNIQUE,
+    size text NOT NULL,
+    name text NOT NULL,
+    badge text NOT NULL DEFAULT '',
+    base_price bigint NOT NULL CHECK (base_price > 0),
+    active boolean NOT NULL DEFAULT true,
+    sort_order integer NOT NULL,
+    created_at timestamptz NOT NULL DEFAULT now(),
+    updated_at timestamptz NOT NULL DEFAULT now()
+  )`,
+  `CREATE INDEX bundles_network ON bundles (network_id, sort_order)`,
+  `CREATE TABLE bundle_prices (
+    bundle_id integer NOT NULL REFERENCES bundles (id),
+    price_group_id integer NOT NULL REFERENCES price_groups (id),
+    price bigint NOT NULL CHECK (price > 0),
+    PRIMARY KEY (bundle_id, price_group_id)
+  )`,
+  // Labels are copied onto the order so that later catalogue edits never rewrite history.
+  // A unique (account_id, reference) makes concurrent duplicates wait for, then find, the first.
+  `CREATE TABLE orders (
+    id bigserial PRIMARY KEY,
+    order_number text NOT NULL UNIQUE,
+    account_id integer NOT NULL REFERENCES accounts (id),
+    bundle_id integer NOT NULL REFERENCES bundles (id),
+    bundle_label text NOT NULL,
+    network_name text NOT NULL,
+    phone_number text NOT NULL,
+    phone_national text NOT NULL,
+    amount bigint NOT NULL CHECK (amount > 0),
+    status text NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'successful', 'failed')),
+    reference text,
+    failure_reason text,
+    next_check_at timestamptz,
+    checks integer NOT NULL DEFAULT 0,
+    created_at timestamptz NOT NULL DEFAULT now(),
+    settled_at timestamptz,
+    UNIQUE (account_id, reference),
+    CHECK ((status = 'pending') = (settled_at IS NULL))
+  )`,
+  `CREATE INDEX orders_account_created ON orders (account_id, created_at DESC, id DESC)`,
+  `CREATE INDEX orders_account_phone ON orders (account_id, phone_national)`,
+  `CREATE INDEX orders_pending_due ON orders (next_check_at) WHERE status = 'pending'`,
+  `CREATE TABLE ledger_entries (
+    id bigserial PRIMARY KEY,
+    account_id integer NOT NULL,
+    wallet text NOT NULL,
+    amount bigint NOT NULL CHECK (amount <> 0),
+    balance_after bigint NOT NULL CHECK (balance_after >= 0),
+    reason text NOT NULL CHECK (reason IN ('funding', 'adjustment', 'order', 'refund')),
+    order_id bigint REFERENCES orders (id),
+    note text,
+    created_at timestamptz NOT NULL DEFAULT now(),
+    FOREIGN KEY (account_id, wallet) REFERENCES wallets (account_id, kind),
+    CHECK ((reason IN ('order', 'refund')) = (order_id IS NOT NULL))
+  )`,
+  `CREATE INDEX ledger_entries_wallet ON ledger_entries (account_id, wallet, id DESC)`,
+  // The database itself refuses a second debit or a second refund for one order.
+  `CREATE UNIQUE INDEX ledger_entries_one_debit ON ledger_entries (order_id) WHERE reason = 'order'`,
+  `CREATE UNIQUE INDEX ledger_entries_one_refund ON ledger_entries (order_id) WHERE reason = 'refund'`,
+  `CREATE TABLE webhook_events (
+    id text PRIMARY KEY,
+    account_id integer NOT NULL REFERENCES accounts (id),
+    type text NOT NULL,
+    body text NOT NULL,
+    created_at timestamptz NOT NULL DEFAULT now(),
+    next_attempt_at timestamptz NOT NULL DEFAULT now(),
+    attempts integer NOT NULL DEFAULT 0,
+    last_error text,
+    delivered_at timestamptz,
+    abandoned_at timestamptz
+  )`,
+  `CREATE INDEX webhook_events_due ON webhook_events (next_attempt_at)
+    WHERE delivered_at IS NULL AND abandoned_at IS NULL`
+]
+
+const statements = (list: ReadonlyArray<string>) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) => Effect.forEach(list, (text) => sql.unsafe(text), { discard: true }))
+
+/** Applies every pending migration; safe to run from several processes at once. */
+export const migrate = Migrator.make({})({
+  loader: Migrator.fromRecord({
+    "0001_initial": statements(initial)
+  }),
+  table: "bundles_migrations"
+})

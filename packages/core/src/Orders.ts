@@ -1,0 +1,437 @@
+/**
+ * Orders: placement, lookup, lists, and the state machine
+ * `pending` → `successful` | `failed`, where `failed` refunds exactly once.
+ *
+ * Placement is one transaction of a fixed handful of statements: read the bundle and the
+ * account's price, insert the order as `pending` (a unique (account, reference) turns a
+ * concurrent duplicate into a wait and then a replay), debit the main wallet with a
+ * conditional update (so concurrent orders never overdraw it) and write the ledger entry.
+ * Fulfilment then runs through the provider port. Every settlement is a conditional
+ * update `WHERE status = 'pending'` in the same transaction as its refund, so whichever
+ * process settles first wins and the refund cannot happen twice.
+ */
+import { AdminApi, ApiError, Bundle, Order, Phone, Wallet as WalletContract } from "@databundle/contract"
+import { SqlClient } from "@effect/sql"
+import { Cause, Data, Duration, Effect, Option, Schedule, Schema } from "effect"
+import { int8, isUniqueViolation, orDie } from "./Database.js"
+import { type FulfillmentOutcome, FulfillmentProvider, type FulfillmentRequest } from "./Fulfillment.js"
+import { Settings } from "./Settings.js"
+import * as Tokens from "./Tokens.js"
+import { Wallet } from "./Wallet.js"
+import { Webhooks } from "./Webhooks.js"
+
+interface OrderRow {
+  readonly id: string
+  readonly order_number: string
+  readonly account_id: number
+  readonly bundle_label: string
+  readonly network_name: string
+  readonly phone_number: string
+  readonly amount: string
+  readonly status: Order.OrderStatus
+  readonly reference: string | null
+  readonly created_at: Date
+}
+
+/** An order with what fulfilment needs to deliver it. */
+interface DeliverableRow extends OrderRow {
+  readonly bundle_key: string
+  readonly network_slug: string
+}
+
+const ORDER_COLUMNS = "o.id, o.order_number, o.account_id, o.bundle_label, o.network_name, o.phone_number, " +
+  "o.amount, o.status, o.reference, o.created_at"
+
+const toOrder = (row: OrderRow): Order.Order => ({
+  order_number: row.order_number as Order.OrderNumber,
+  bundle: row.bundle_label,
+  network: row.network_name,
+  phone_number: row.phone_number,
+  amount_paid: int8(row.amount),
+  status: row.status,
+  reference: row.reference,
+  created_at: row.created_at
+})
+
+const toAdminOrder = (row: OrderRow): AdminApi.AdminOrder => ({
+  ...toOrder(row),
+  account_id: row.account_id as AdminApi.AdminOrder["account_id"]
+})
+
+const toRequest = (row: DeliverableRow): FulfillmentRequest => ({
+  orderNumber: row.order_number,
+  networkSlug: row.network_slug,
+  bundleKey: row.bundle_key,
+  phoneNumber: row.phone_number,
+  amount: int8(row.amount),
+  createdAt: row.created_at
+})
+
+/** The result of POST /orders. */
+export interface Placement {
+  readonly order: Order.Order
+  /** The main balance after the whole operation (after the refund, for an order that failed at once). */
+  readonly walletBalance: bigint
+  /** True when the reference matched an earlier order, which is returned unchanged. */
+  readonly replayed: boolean
+}
+
+type Placed = Data.TaggedEnum<{
+  Created: { readonly order: DeliverableRow; readonly balanceAfter: bigint; readonly hasWebhook: boolean }
+  Replayed: { readonly order: OrderRow }
+}>
+const Placed = Data.taggedEnum<Placed>()
+
+/** Where an order stands once an outcome was applied. */
+interface Settled {
+  readonly status: Order.OrderStatus
+  /** The main balance after the refund, when this call refunded. */
+  readonly refundedBalance: Option.Option<bigint>
+}
+
+/** How long after placement the worker checks an order whose fulfilment was never recorded (a crash). */
+const RECOVERY_DELAY_SECONDS = 30
+/** How long one provider call may take before the order is left pending for the worker. */
+const PROVIDER_TIMEOUT = Duration.seconds(20)
+/** After this long pending, the worker stops asking and leaves the order to the operator. */
+const GIVE_UP_AFTER = Duration.hours(24)
+/** How far ahead a claim moves an order's next check, so no other process takes it meanwhile. */
+const CLAIM_LEASE_SECONDS = 60
+
+const encodeCedis = Schema.encodeSync(Order.Order.fields.amount_paid)
+
+/** Converts a list filter bound to an instant: a whole day starts at midnight UTC and `to` includes it. */
+const boundInstant = (bound: string, edge: "from" | "to"): Date => {
+  if (!Order.isWholeDay(bound)) return new Date(bound)
+  const start = new Date(`${bound}T00:00:00Z`)
+  return edge === "from" ? start : new Date(start.getTime() + 86_400_000)
+}
+
+/** Placing, reading and settling orders. */
+export class Orders extends Effect.Service<Orders>()("core/Orders", {
+  dependencies: [Wallet.Default, Webhooks.Default, Settings.Default],
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const wallet = yield* Wallet
+    const webhooks = yield* Webhooks
+    const provider = yield* FulfillmentProvider
+    const settings = yield* Settings
+
+    const findByReference = (accountId: number, reference: string) =>
+      sql<OrderRow>`
+        SELECT ${sql.literal(ORDER_COLUMNS)}, b.id AS bundle_id FROM orders o JOIN bundles b ON b.id = o.bundle_id
+        WHERE o.account_id = ${accountId} AND o.reference = ${reference}
+      `.pipe(Effect.map((rows) => rows[0] as (OrderRow & { bundle_id: number }) | undefined))
+
+    /** The same reference with the same bundle and number is a replay; with anything else it is a 422. */
+    const replayOrConflict = (
+      existing: OrderRow & { bundle_id: number },
+      input: Order.PlaceOrderPayload
+    ) =>
+      existing.bundle_id === input.bundle_id &&
+        Phone.nationalDigits(existing.phone_number) === Phone.nationalDigits(input.phone_number)
+        ? Effect.succeed(Placed.Replayed({ order: existing }))
+        : Effect.fail(
+          ApiError.ValidationError.field(
+            "reference",
+            `was already used for order ${existing.order_number} with another bundle or phone number`
+          )
+        )
+
+    const placeInTransaction = (accountId: number, input: Order.PlaceOrderPayload) =>
+      sql.withTransaction(Effect.gen(function*() {
+        // The price is read here, inside the transaction, never from a cache.
+        const [bundle] = yield* sql<{
+          key: string
+          name: string
+          available: boolean
+          network_name: string
+          network_slug: string
+          price: string
+          has_webhook: boolean
+        }>`
+          SELECT b.key, b.name, b.active AND n.active AS available, n.name AS network_name, n.slug AS network_slug,
+            COALESCE(p.price, b.base_price) AS price, a.webhook_url IS NOT NULL AS has_webhook
+          FROM accounts a
+          JOIN bundles b ON b.id = ${input.bundle_id}
+          JOIN networks n ON n.id = b.network_id
+          LEFT JOIN bundle_prices p ON p.bundle_id = b.id AND p.price_group_id = a.price_group_id
+          WHERE a.id = ${accountId}
+        `
+        if (bundle === undefined || !bundle.available) {
+          // A replay must still answer after its bundle was retired.
+          const existing = input.reference === undefined ? undefined : yield* findByReference(accountId, input.reference)
+          if (existing !== undefined) return yield* replayOrConflict(existing, input)
+          return yield* bundle === undefined
+            ? Effect.fail(ApiError.ValidationError.field("bundle_id", "does not exist"))
+            : Effect.fail(new Bundle.BundleUnavailable({ message: `${bundle.name} is not available now` }))
+        }
+
+        const price = int8(bundle.price)
+        const inserted = yield* sql<OrderRow>`
+          INSERT INTO orders (order_number, account_id, bundle_id, bundle_label, network_name, phone_number,
+            phone_national, amount, reference, next_check_at)
+          VALUES (${Tokens.orderNumber()}, ${accountId}, ${input.bundle_id}, ${bundle.name}, ${bundle.network_name},
+            ${input.phone_number}, ${Phone.nationalDigits(input.phone_number)}, ${price}, ${input.reference ?? null},
+            now() + make_interval(secs => ${RECOVERY_DELAY_SECONDS}))
+          ON CONFLICT (account_id, reference) DO NOTHING
+          RETURNING id, order_number, account_id, bundle_label, network_name, phone_number, amount, status,
+            reference, created_at
+        `
+        const order = inserted[0]
+        if (order === undefined) {
+          // Another request holds this reference; the insert waited for it to commit, so it is visible now.
+          return yield* replayOrConflict((yield* findByReference(accountId, input.reference!))!, input)
+        }
+
+        const debit = yield* wallet.move({
+          accountId,
+          wallet: "main",
+          amount: -price,
+          reason: "order",
+          orderId: order.id
+        })
+        if (Option.isNone(debit)) {
+          const balance = Option.match(yield* wallet.balances(accountId), {
+            onNone: () => 0n,
+            onSome: (b) => b.main
+          })
+          return yield* new WalletContract.InsufficientBalance({
+            message: "Insufficient wallet balance",
+            balance,
+            required: price
+          })
+        }
+        if (bundle.has_webhook) {
+          yield* wallet.announce(
+            { accountId, wallet: "main", amount: -price, reason: "order" },
+            debit.value,
+            order.order_number as Order.OrderNumber
+          )
+        }
+        return Placed.Created({
+          order: { ...order, bundle_key: bundle.key, network_slug: bundle.network_slug },
+          balanceAfter: debit.value.balanceAfter,
+          hasWebhook: bundle.has_webhook
+        })
+      })).pipe(
+        // A fresh order number colliding with an existing one is astronomically rare; try again.
+        Effect.retry({ times: 3, while: (error) => isUniqueViolation(error) })
+      )
+
+    /**
+     * Moves a pending order to `successful` or `failed`; a failure refunds the main wallet in
+     * the same transaction. Does nothing to an order that is no longer pending.
+     */
+    const settle = (orderId: string, status: "successful" | "failed", reason: string | null) =>
+      sql.withTransaction(Effect.gen(function*() {
+        const [row] = yield* sql<OrderRow & { has_webhook: boolean }>`
+          UPDATE orders o SET status = ${status}, settled_at = now(), next_check_at = NULL, failure_reason = ${reason}
+          FROM accounts a
+          WHERE o.id = ${orderId} AND o.status = 'pending' AND a.id = o.account_id
+          RETURNING ${sql.literal(ORDER_COLUMNS)}, a.webhook_url IS NOT NULL AS has_webhook
+        `
+        if (row === undefined) return Option.none<Settled>()
+        let refundedBalance = Option.none<bigint>()
+        if (status === "failed") {
+          const refund = {
+            accountId: row.account_id,
+            wallet: "main" as const,
+            amount: int8(row.amount),
+            reason: "refund" as const,
+            orderId: row.id
+          }
+          const moved = Option.getOrThrowWith(yield* wallet.move(refund), () => new Error("refund found no wallet"))
+          refundedBalance = Option.some(moved.balanceAfter)
+          if (row.has_webhook) yield* wallet.announce(refund, moved, row.order_number as Order.OrderNumber)
+        }
+        if (row.has_webhook) {
+          yield* webhooks.enqueue(row.account_id, status === "failed" ? "order.failed" : "order.successful", {
+            ...toOrder({ ...row, status }),
+            amount_paid: encodeCedis(int8(row.amount)),
+            created_at: row.created_at.toISOString()
+          })
+        }
+        return Option.some<Settled>({ status, refundedBalance })
+      }))
+
+    /** Asks the provider about an order and records the answer; a provider failure leaves it pending. */
+    const fulfil = (row: DeliverableRow) =>
+      Effect.gen(function*() {
+        const outcome: FulfillmentOutcome = yield* provider.deliver(toRequest(row)).pipe(
+          Effect.timeoutFail({ duration: PROVIDER_TIMEOUT, onTimeout: () => new Error("provider timed out") }),
+          Effect.catchAllCause((cause) =>
+            Effect.logWarning("fulfilment provider failed; the order stays pending", Cause.pretty(cause)).pipe(
+              Effect.as<FulfillmentOutcome>({ _tag: "Pending", checkAfter: Duration.seconds(RECOVERY_DELAY_SECONDS) })
+            )
+          )
+        )
+        switch (outcome._tag) {
+          case "Delivered":
+            return yield* settle(row.id, "successful", null)
+          case "Failed":
+            return yield* settle(row.id, "failed", outcome.reason)
+          case "Pending": {
+            const age = Date.now() - row.created_at.getTime()
+            const stuck = age > Duration.toMillis(GIVE_UP_AFTER)
+            if (stuck) yield* Effect.logWarning(`order ${row.order_number} pending for over 24 hours; resolve it by hand`)
+            yield* sql`
+              UPDATE orders
+              SET next_check_at = ${stuck ? null : sql`now() + make_interval(secs => ${Duration.toSeconds(outcome.checkAfter)})`}
+              WHERE id = ${row.id} AND status = 'pending'
+            `
+            return Option.none<Settled>()
+          }
+        }
+      })
+
+    /** Places an order for an account: pays for it, then hands it to fulfilment. */
+    const place = Effect.fn("Orders.place")(function*(accountId: number, input: Order.PlaceOrderPayload) {
+      const placed = yield* orDie(placeInTransaction(accountId, input))
+      if (placed._tag === "Replayed") {
+        const balance = yield* wallet.balances(accountId)
+        return {
+          order: toOrder(placed.order),
+          walletBalance: Option.match(balance, { onNone: () => 0n, onSome: (b) => b.main }),
+          replayed: true
+        } satisfies Placement
+      }
+      // The order is paid for and committed: record its outcome even if the caller goes away.
+      const settled = yield* Effect.uninterruptible(orDie(fulfil(placed.order)))
+      const status = Option.match(settled, { onNone: () => placed.order.status, onSome: (s) => s.status })
+      return {
+        order: toOrder({ ...placed.order, status }),
+        walletBalance: Option.getOrElse(
+          Option.flatMap(settled, (s) => s.refundedBalance),
+          () => placed.balanceAfter
+        ),
+        replayed: false
+      } satisfies Placement
+    })
+
+    /** One order of an account; another account's order is not found, like an unknown one. */
+    const get = Effect.fn("Orders.get")(function*(accountId: number, orderNumber: string) {
+      const [row] = orderNumber.length > 32 ? [] : yield* orDie(sql<OrderRow>`
+        SELECT ${sql.literal(ORDER_COLUMNS)} FROM orders o
+        WHERE o.order_number = ${orderNumber} AND o.account_id = ${accountId}
+      `)
+      if (row === undefined) return yield* new Order.OrderNotFound({ message: `Order ${orderNumber} not found` })
+      return toOrder(row)
+    })
+
+    const page = <A>(rows: ReadonlyArray<A>, total: number, query: { page: number; per_page: number }) => ({
+      rows,
+      pagination: {
+        current_page: query.page,
+        per_page: query.per_page,
+        total,
+        last_page: Math.max(1, Math.ceil(total / query.per_page))
+      }
+    })
+
+    const listWhere = (where: ReturnType<typeof sql.and>, query: { page: number; per_page: number }) =>
+      Effect.gen(function*() {
+        const [count] = yield* sql<{ total: string }>`SELECT count(*) AS total FROM orders o WHERE ${where}`
+        const rows = yield* sql<OrderRow>`
+          SELECT ${sql.literal(ORDER_COLUMNS)} FROM orders o WHERE ${where}
+          ORDER BY o.created_at DESC, o.id DESC
+          LIMIT ${query.per_page} OFFSET ${(query.page - 1) * query.per_page}
+        `
+        return page(rows, Number(count!.total), query)
+      }).pipe(orDie)
+
+    /** One page of an account's orders, newest first, with the reconciliation filters. */
+    const list = Effect.fn("Orders.list")(function*(accountId: number, query: Order.ListOrdersParams) {
+      const conditions = [sql`o.account_id = ${accountId}`]
+      if (query.status !== undefined) conditions.push(sql`o.status = ${query.status}`)
+      if (query.reference !== undefined) conditions.push(sql`o.reference = ${query.reference}`)
+      if (query.phone_number !== undefined) {
+        conditions.push(sql`o.phone_national = ${Phone.nationalDigits(query.phone_number)}`)
+      }
+      if (query.from !== undefined) conditions.push(sql`o.created_at >= ${boundInstant(query.from, "from")}`)
+      if (query.to !== undefined) {
+        conditions.push(
+          Order.isWholeDay(query.to)
+            ? sql`o.created_at < ${boundInstant(query.to, "to")}`
+            : sql`o.created_at <= ${boundInstant(query.to, "to")}`
+        )
+      }
+      const result = yield* listWhere(sql.and(conditions), query)
+      return { orders: result.rows.map(toOrder), pagination: result.pagination }
+    })
+
+    /** Orders of every account for the operator, newest first. */
+    const adminList = Effect.fn("Orders.adminList")(function*(query: {
+      page: number
+      per_page: number
+      status?: Order.OrderStatus | undefined
+      account_id?: number | undefined
+    }) {
+      const conditions = [sql`true`]
+      if (query.status !== undefined) conditions.push(sql`o.status = ${query.status}`)
+      if (query.account_id !== undefined) conditions.push(sql`o.account_id = ${query.account_id}`)
+      const result = yield* listWhere(sql.and(conditions), query)
+      return { orders: result.rows.map(toAdminOrder), pagination: result.pagination }
+    })
+
+    const adminFind = (orderNumber: string) =>
+      orDie(sql<OrderRow>`SELECT ${sql.literal(ORDER_COLUMNS)} FROM orders o WHERE o.order_number = ${orderNumber}`)
+        .pipe(
+          Effect.flatMap(([row]) =>
+            row === undefined
+              ? Effect.fail(new Order.OrderNotFound({ message: `Order ${orderNumber} not found` }))
+              : Effect.succeed(row)
+          )
+        )
+
+    /** Any order, for the operator. */
+    const adminGet = Effect.fn("Orders.adminGet")(function*(orderNumber: string) {
+      return toAdminOrder(yield* adminFind(orderNumber))
+    })
+
+    /** Settles a stuck pending order by hand; a settled order is a conflict. */
+    const resolve = Effect.fn("Orders.resolve")(function*(orderNumber: string, status: "successful" | "failed") {
+      const row = yield* adminFind(orderNumber)
+      const settled = yield* orDie(settle(row.id, status, status === "failed" ? "Failed by the operator" : null))
+      if (Option.isNone(settled)) {
+        const current = yield* adminFind(orderNumber)
+        return yield* new ApiError.Conflict({ message: `Order ${orderNumber} is already ${current.status}` })
+      }
+      return toAdminOrder({ ...row, status })
+    })
+
+    // The claim moves next_check_at a lease ahead, so a slow provider call in this process
+    // is not repeated by another; SKIP LOCKED lets processes take disjoint batches.
+    const claimDue = sql<DeliverableRow>`
+      UPDATE orders o SET next_check_at = now() + make_interval(secs => ${CLAIM_LEASE_SECONDS})
+      FROM bundles b, networks n
+      WHERE b.id = o.bundle_id AND n.id = b.network_id AND o.id IN (
+        SELECT id FROM orders
+        WHERE status = 'pending' AND next_check_at <= now()
+        ORDER BY next_check_at
+        LIMIT 20
+        FOR UPDATE SKIP LOCKED
+      )
+      RETURNING ${sql.literal(ORDER_COLUMNS)}, b.key AS bundle_key, n.slug AS network_slug
+    `
+
+    /** Checks every pending order whose next check is due; returns how many it looked at. */
+    const processDue = Effect.gen(function*() {
+      let total = 0
+      while (true) {
+        const due = yield* claimDue
+        yield* Effect.forEach(due, fulfil, { concurrency: 5, discard: true })
+        total += due.length
+        if (due.length < 20) return total
+      }
+    }).pipe(orDie, Effect.withSpan("Orders.processDue"))
+
+    /** Runs forever: the database-driven fulfilment worker. */
+    const runFulfilment = processDue.pipe(
+      Effect.catchAllCause((cause) => Effect.logWarning("fulfilment worker failed", cause)),
+      Effect.repeat(Schedule.spaced(settings.pollInterval))
+    )
+
+    return { place, get, list, adminList, adminGet, resolve, processDue, runFulfilment }
+  })
+}) {}

@@ -1,0 +1,50 @@
+/**
+ * The domain's tunables, read from the environment in this one place.
+ */
+import { RateLimit } from "@databundle/contract"
+import { Config, ConfigError, Duration, Effect, Either } from "effect"
+
+/** Parses `all=60,orders=10,balance=30`; scopes left out keep the spec's defaults. */
+export const parseRateLimits = (text: string): Either.Either<Required<RateLimit.RateLimits>, string> => {
+  const limits = { ...RateLimit.DEFAULT_RATE_LIMITS }
+  for (const part of text.split(",").map((s) => s.trim()).filter((s) => s.length > 0)) {
+    const [scope, value] = part.split("=").map((s) => s.trim())
+    if (!RateLimit.RATE_LIMIT_SCOPES.includes(scope as RateLimit.RateLimitScope)) {
+      return Either.left(`unknown rate limit scope "${scope}" (expected all, orders or balance)`)
+    }
+    const n = Number(value)
+    if (!Number.isInteger(n) || n < 1 || n > 1_000_000) {
+      return Either.left(`rate limit "${part}" must be a whole number from 1 to 1000000`)
+    }
+    limits[scope as RateLimit.RateLimitScope] = n
+  }
+  return Either.right(limits)
+}
+
+const rateLimits = Config.string("BUNDLES_RATE_LIMITS").pipe(
+  Config.withDefault(""),
+  Config.mapOrFail((text) =>
+    Either.mapLeft(parseRateLimits(text), (message) => ConfigError.InvalidData(["BUNDLES_RATE_LIMITS"], message))
+  )
+)
+
+const seconds = (name: string, fallback: number) =>
+  Config.number(name).pipe(Config.withDefault(fallback), Config.map(Duration.seconds))
+
+/** Tunables of the domain services. */
+export class Settings extends Effect.Service<Settings>()("core/Settings", {
+  effect: Effect.gen(function*() {
+    return {
+      /** Default per-minute limits; accounts may override them. */
+      rateLimits: yield* rateLimits,
+      /** How long the simulator keeps a `...9999` order pending. */
+      simulatorPending: yield* seconds("BUNDLES_SIMULATOR_PENDING_SECONDS", 30),
+      /** The longest an API key lookup is reused: bounds how late a revoke or suspension bites. */
+      authCacheTtl: yield* seconds("BUNDLES_AUTH_CACHE_SECONDS", 5),
+      /** The longest a catalogue read is reused: bounds how late a catalogue import shows. */
+      catalogCacheTtl: yield* seconds("BUNDLES_CATALOG_CACHE_SECONDS", 5),
+      /** How often the background workers look for due work (pending orders, webhook deliveries). */
+      pollInterval: yield* seconds("BUNDLES_POLL_SECONDS", 1)
+    }
+  })
+}) {}

@@ -1,0 +1,229 @@
+/**
+ * Wallets: three balances per account, every movement a ledger entry that records the
+ * balance it left. A movement is one statement that updates the balance only if it stays
+ * non-negative and writes the entry from the updated row, so balances always equal the
+ * ledger's sum and concurrent movements on one wallet serialise on its row lock.
+ */
+import { Account, type Ledger, Money, type Order, Wallet as WalletContract } from "@databundle/contract"
+import { SqlClient } from "@effect/sql"
+import { Effect, Option, Schema } from "effect"
+import { int8, orDie } from "./Database.js"
+import { Webhooks } from "./Webhooks.js"
+
+/** A movement to apply to one wallet. */
+export interface Movement {
+  readonly accountId: number
+  readonly wallet: WalletContract.WalletKind
+  /** Signed pesewas: credits positive, debits negative. */
+  readonly amount: bigint
+  readonly reason: Ledger.LedgerReason
+  readonly orderId?: string | undefined
+  readonly note?: string | null | undefined
+}
+
+/** A movement that was applied. */
+export interface Moved {
+  readonly entryId: number
+  readonly balanceAfter: bigint
+  readonly createdAt: Date
+}
+
+interface LedgerRow {
+  readonly id: string | number
+  readonly wallet: WalletContract.WalletKind
+  readonly amount: string
+  readonly balance_after: string
+  readonly reason: Ledger.LedgerReason
+  readonly order_number: string | null
+  readonly note: string | null
+  readonly created_at: Date
+}
+
+const toEntry = (row: LedgerRow): Ledger.LedgerEntry => ({
+  id: Number(row.id),
+  wallet: row.wallet,
+  amount: int8(row.amount),
+  balance_after: int8(row.balance_after),
+  reason: row.reason,
+  order_number: row.order_number,
+  note: row.note,
+  created_at: row.created_at
+})
+
+const encodeCedis = Schema.encodeSync(Money.Cedis)
+
+/** Wallet balances, movements, the ledger and its audit. */
+export class Wallet extends Effect.Service<Wallet>()("core/Wallet", {
+  dependencies: [Webhooks.Default],
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const webhooks = yield* Webhooks
+
+    /** The three balances of an account; `None` when the account does not exist. */
+    const balances = Effect.fn("Wallet.balances")(function*(accountId: number) {
+      const rows = yield* orDie(sql<{ kind: WalletContract.WalletKind; balance: string }>`
+        SELECT kind, balance FROM wallets WHERE account_id = ${accountId}
+      `)
+      if (rows.length === 0) return Option.none<WalletContract.Balance>()
+      const balance = { main: 0n, referral: 0n, agent: 0n }
+      for (const row of rows) balance[row.kind] = int8(row.balance)
+      return Option.some<WalletContract.Balance>(balance)
+    })
+
+    /**
+     * Applies a movement; `None` when it would take the wallet below zero (or the wallet
+     * does not exist). Run it inside the transaction of whatever else the movement belongs to.
+     */
+    const move = (movement: Movement) =>
+      orDie(sql<{ id: string | number; balance_after: string; created_at: Date }>`
+        WITH moved AS (
+          UPDATE wallets SET balance = balance + ${movement.amount}
+          WHERE account_id = ${movement.accountId} AND kind = ${movement.wallet} AND balance + ${movement.amount} >= 0
+          RETURNING account_id, kind, balance
+        )
+        INSERT INTO ledger_entries (account_id, wallet, amount, balance_after, reason, order_id, note)
+        SELECT account_id, kind, ${movement.amount}, balance, ${movement.reason}, ${movement.orderId ?? null},
+          ${movement.note ?? null}
+        FROM moved
+        RETURNING id, balance_after, created_at
+      `).pipe(
+        Effect.map((rows) =>
+          Option.map(Option.fromNullable(rows[0]), (row): Moved => ({
+            entryId: Number(row.id),
+            balanceAfter: int8(row.balance_after),
+            createdAt: row.created_at
+          }))
+        ),
+        Effect.withSpan("Wallet.move")
+      )
+
+    /** The webhook of a movement: `wallet.funded` for credits, `wallet.debited` for debits. */
+    const announce = (movement: Movement, moved: Moved, orderNumber?: Order.OrderNumber) =>
+      webhooks.enqueue(movement.accountId, movement.amount > 0n ? "wallet.funded" : "wallet.debited", {
+        account_id: movement.accountId,
+        wallet: movement.wallet,
+        amount: encodeCedis(movement.amount < 0n ? -movement.amount : movement.amount),
+        balance: encodeCedis(moved.balanceAfter),
+        reason: movement.reason,
+        order_number: orderNumber ?? null,
+        note: movement.note ?? null
+      })
+
+    const operatorMovement = (movement: Movement) =>
+      sql.withTransaction(Effect.gen(function*() {
+        const moved = yield* move(movement)
+        if (Option.isNone(moved)) {
+          const current = yield* balances(movement.accountId)
+          if (Option.isNone(current)) {
+            return yield* new Account.AccountNotFound({ message: `Account ${movement.accountId} not found` })
+          }
+          return yield* new WalletContract.InsufficientBalance({
+            message: `The ${movement.wallet} wallet holds less than the adjustment takes`,
+            balance: current.value[movement.wallet],
+            required: -movement.amount
+          })
+        }
+        yield* announce(movement, moved.value)
+        const balance = Option.getOrThrow(yield* balances(movement.accountId))
+        const [row] = yield* orDie(sql<LedgerRow>`
+          SELECT id, wallet, amount, balance_after, reason, NULL AS order_number, note, created_at
+          FROM ledger_entries WHERE id = ${moved.value.entryId}
+        `)
+        return { balance, entry: toEntry(row!) }
+      })).pipe(orDie)
+
+    /** Credits a wallet (operator funding). */
+    const fund = (accountId: number, input: { amount: bigint; wallet: WalletContract.WalletKind; note?: string }) =>
+      operatorMovement({ accountId, wallet: input.wallet, amount: input.amount, reason: "funding", note: input.note })
+        .pipe(Effect.withSpan("Wallet.fund"))
+
+    /** A signed correction by the operator; it may not take a wallet below zero. */
+    const adjust = (accountId: number, input: { amount: bigint; wallet: WalletContract.WalletKind; note: string }) =>
+      operatorMovement({ accountId, wallet: input.wallet, amount: input.amount, reason: "adjustment", note: input.note })
+        .pipe(Effect.withSpan("Wallet.adjust"))
+
+    /** One page of an account's ledger, newest first. */
+    const ledger = Effect.fn("Wallet.ledger")(function*(
+      accountId: number,
+      query: { page: number; per_page: number; wallet?: WalletContract.WalletKind | undefined }
+    ) {
+      if (Option.isNone(yield* balances(accountId))) {
+        return yield* new Account.AccountNotFound({ message: `Account ${accountId} not found` })
+      }
+      const where = sql.and([
+        sql`l.account_id = ${accountId}`,
+        ...(query.wallet ? [sql`l.wallet = ${query.wallet}`] : [])
+      ])
+      const [count] = yield* orDie(sql<{ total: string }>`SELECT count(*) AS total FROM ledger_entries l WHERE ${where}`)
+      const rows = yield* orDie(sql<LedgerRow>`
+        SELECT l.id, l.wallet, l.amount, l.balance_after, l.reason, o.order_number, l.note, l.created_at
+        FROM ledger_entries l LEFT JOIN orders o ON o.id = l.order_id
+        WHERE ${where}
+        ORDER BY l.id DESC
+        LIMIT ${query.per_page} OFFSET ${(query.page - 1) * query.per_page}
+      `)
+      const total = Number(count!.total)
+      return {
+        entries: rows.map(toEntry),
+        pagination: {
+          current_page: query.page,
+          per_page: query.per_page,
+          total,
+          last_page: Math.max(1, Math.ceil(total / query.per_page))
+        }
+      }
+    })
+
+    /**
+     * Checks the money invariants over the whole database: every balance equals its
+     * ledger's sum and is non-negative, every order was debited once, every failed order
+     * refunded once and nothing else refunded.
+     */
+    const audit = Effect.gen(function*() {
+      const mismatches = yield* sql<{ account_id: number; wallet: WalletContract.WalletKind; balance: string; ledger_sum: string }>`
+        SELECT w.account_id, w.kind AS wallet, w.balance, COALESCE(l.total, 0) AS ledger_sum
+        FROM wallets w
+        LEFT JOIN (SELECT account_id, wallet, sum(amount) AS total FROM ledger_entries GROUP BY account_id, wallet) l
+          ON l.account_id = w.account_id AND l.wallet = w.kind
+        WHERE w.balance <> COALESCE(l.total, 0)
+        ORDER BY w.account_id, w.kind
+      `
+      const [counts] = yield* sql<Record<string, string>>`
+        SELECT
+          (SELECT count(*) FROM wallets) AS wallets,
+          (SELECT count(*) FROM ledger_entries) AS ledger_entries,
+          (SELECT count(*) FROM orders) AS orders,
+          (SELECT count(*) FROM wallets WHERE balance < 0) AS negative_balances,
+          (SELECT count(*) FROM orders o WHERE NOT EXISTS (
+            SELECT 1 FROM ledger_entries l WHERE l.order_id = o.id AND l.reason = 'order' AND l.amount = -o.amount
+          )) AS orders_without_debit,
+          (SELECT count(*) FROM orders o WHERE o.status = 'failed' AND NOT EXISTS (
+            SELECT 1 FROM ledger_entries l WHERE l.order_id = o.id AND l.reason = 'refund' AND l.amount = o.amount
+          )) AS failed_orders_without_refund,
+          (SELECT count(*) FROM ledger_entries l JOIN orders o ON o.id = l.order_id
+            WHERE l.reason = 'refund' AND o.status <> 'failed') AS refunds_without_failed_order
+      `
+      const n = (key: string) => Number(counts![key])
+      const report: Ledger.AuditReport = {
+        ok: mismatches.length === 0 && n("negative_balances") === 0 && n("orders_without_debit") === 0 &&
+          n("failed_orders_without_refund") === 0 && n("refunds_without_failed_order") === 0,
+        wallets: n("wallets"),
+        ledger_entries: n("ledger_entries"),
+        orders: n("orders"),
+        mismatches: mismatches.map((row) => ({
+          account_id: row.account_id,
+          wallet: row.wallet,
+          balance: int8(row.balance),
+          ledger_sum: int8(row.ledger_sum)
+        })),
+        negative_balances: n("negative_balances"),
+        orders_without_debit: n("orders_without_debit"),
+        failed_orders_without_refund: n("failed_orders_without_refund"),
+        refunds_without_failed_order: n("refunds_without_failed_order")
+      }
+      return report
+    }).pipe(orDie, Effect.withSpan("Wallet.audit"))
+
+    return { balances, move, announce, fund, adjust, ledger, audit }
+  })
+}) {}

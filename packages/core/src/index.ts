@@ -1,0 +1,28 @@
+/**
+ * The domain of the data bundle reseller system, as Effect services on SQL.
+ */
+
+/** Accounts (operator side). */
+export * as Accounts from "./Accounts.js"
+/** API keys and request authentication. */
+export * as ApiKeys from "./ApiKeys.js"
+/** Networks, bundles, price groups, prices. */
+export * as Catalog from "./Catalog.js"
+/** Shared SQL helpers. */
+export * as Database from "./Database.js"
+/** The fulfilment port and its simulator. */
+export * as Fulfillment from "./Fulfillment.js"
+/** The database schema. */
+export * as Migrations from "./Migrations.js"
+/** Orders and their state machine. */
+export * as Orders from "./Orders.js"
+/** Rate limits. */
+export * as RateLimiter from "./RateLimiter.js"
+/** Tunables. */
+export * as Settings from "./Settings.js"
+/** Random identifiers and secrets. */
+export * as Tokens from "./Tokens.js"
+/** Wallets and the ledger. */
+export * as Wallet from "./Wallet.js"
+/** Webhook outbox and delivery. */
+export * as Webhooks from "./Webhooks.js"

@@ -1,0 +1,48 @@
+/**
+ * Databases for tests: an in-memory PGlite always, and a fresh Postgres database when
+ * `TEST_DATABASE_URL` is set. Each layer build gets its own database, migrated, and a
+ * Postgres one is dropped when the layer is released, so runs never collide.
+ */
+import { PgliteClient } from "@databundle/sql-pglite"
+import * as Reactivity from "@effect/experimental/Reactivity"
+import { SqlClient } from "@effect/sql"
+import { PgClient } from "@effect/sql-pg"
+import { Effect, Layer, Redacted } from "effect"
+import { randomBytes } from "node:crypto"
+import { migrate } from "../src/Migrations.js"
+
+/** A database to run a suite against. */
+export interface Target {
+  readonly name: "pglite" | "postgres"
+  readonly layer: Layer.Layer<SqlClient.SqlClient>
+}
+
+const migrated = <E>(client: Layer.Layer<SqlClient.SqlClient, E>) =>
+  Layer.effectDiscard(migrate).pipe(Layer.provideMerge(client), Layer.orDie)
+
+/** A fresh, migrated in-memory PGlite. */
+export const pglite: Layer.Layer<SqlClient.SqlClient> = migrated(PgliteClient.layer({}))
+
+/** Runs `f` on a short-lived connection to the server's maintenance database. */
+const withAdmin = (url: string, f: (sql: SqlClient.SqlClient) => Effect.Effect<unknown, unknown>) =>
+  Effect.scoped(Effect.flatMap(PgClient.make({ url: Redacted.make(url), maxConnections: 1 }), f)).pipe(
+    Effect.provide(Reactivity.layer),
+    Effect.orDie
+  )
+
+/** A fresh, migrated database on the Postgres server at `url`, dropped on release. */
+export const postgres = (url: string): Layer.Layer<SqlClient.SqlClient> =>
+  migrated(Layer.unwrapScoped(Effect.gen(function*() {
+    const name = `bundles_test_${randomBytes(6).toString("hex")}`
+    yield* withAdmin(url, (sql) => sql`CREATE DATABASE ${sql(name)}`)
+    yield* Effect.addFinalizer(() => withAdmin(url, (sql) => sql`DROP DATABASE IF EXISTS ${sql(name)} WITH (FORCE)`))
+    const target = new URL(url)
+    target.pathname = `/${name}`
+    return PgClient.layer({ url: Redacted.make(target.toString()), maxConnections: 20 })
+  })))
+
+/** Every database the suites run on here. */
+export const targets: ReadonlyArray<Target> = [
+  { name: "pglite", layer: pglite },
+  ...(process.env.TEST_DATABASE_URL ? [{ name: "postgres" as const, layer: postgres(process.env.TEST_DATABASE_URL) }] : [])
+]
