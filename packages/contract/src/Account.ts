@@ -33,6 +33,8 @@ export type PriceGroupName = typeof PriceGroupName.Type
 export class CurrentAccount extends Context.Tag("contract/CurrentAccount")<CurrentAccount, {
   readonly accountId: AccountId
   readonly keyId: number
+  /** The account's price group, `null` for base prices. */
+  readonly priceGroupId: number | null
 }>() {}
 
 /** 404: no account with that id. */

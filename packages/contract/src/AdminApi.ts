@@ -124,6 +124,46 @@ export const UpdateAccountPayload = Schema.Struct({
 /** The type of `UpdateAccountPayload`. */
 export type UpdateAccountPayload = typeof UpdateAccountPayload.Type
 
+/** 201 of POST /accounts. */
+export const AccountCreated = Schema.Struct({ success: Succeeded, ...accountFields })
+
+/** 200 of GET /accounts. */
+export const AccountsPage = Schema.Struct({
+  success: Succeeded,
+  accounts: Schema.Array(AccountSummary),
+  pagination: Pagination
+})
+
+/** 200 of GET and PATCH /accounts/{account_id}. */
+export const AccountResponse = Schema.Struct({ success: Succeeded, ...AccountDetail.fields })
+
+/** 201 of POST /accounts/{account_id}/keys: the only time the key itself is shown. */
+export const ApiKeyCreated = Schema.Struct({
+  success: Succeeded,
+  id: ApiKeyId,
+  api_key: Schema.String.annotations({ description: "The key itself, shown only in this response" }),
+  prefix: Schema.String
+})
+
+/** 200 of DELETE /accounts/{account_id}/keys/{key_id}. */
+export const ApiKeyRevoked = Schema.Struct({ success: Succeeded, key: ApiKeyView })
+
+/** 200 of GET /accounts/{account_id}/ledger. */
+export const LedgerPage = Schema.Struct({
+  success: Succeeded,
+  entries: Schema.Array(LedgerEntry),
+  pagination: Pagination
+})
+
+/** 200 of GET /audit. */
+export const AuditResponse = Schema.Struct({ success: Succeeded, ...AuditReport.fields })
+
+/** 200 of POST /catalog. */
+export const ImportResponse = Schema.Struct({ success: Succeeded, ...ImportSummary.fields })
+
+/** 200 of GET /catalog: the catalogue in the import file's format. */
+export const CatalogExport = Schema.Struct({ success: Succeeded, ...CatalogFile.fields })
+
 const AccountPath = Schema.Struct({ account_id: Schema.NumberFromString.pipe(Schema.compose(AccountId)) })
 
 /** Accounts. */
@@ -131,23 +171,23 @@ export class AccountsGroup extends HttpApiGroup.make("accounts")
   .add(
     HttpApiEndpoint.post("create", "/accounts")
       .setPayload(CreateAccountPayload)
-      .addSuccess(Schema.Struct({ success: Succeeded, ...accountFields }), { status: 201 })
+      .addSuccess(AccountCreated, { status: 201 })
   )
   .add(
     HttpApiEndpoint.get("list", "/accounts")
       .setUrlParams(Schema.Struct({ ...pageParams, status: Schema.optional(AccountStatus) }))
-      .addSuccess(Schema.Struct({ success: Succeeded, accounts: Schema.Array(AccountSummary), pagination: Pagination }))
+      .addSuccess(AccountsPage)
   )
   .add(
     HttpApiEndpoint.get("show", "/accounts/:account_id")
       .setPath(AccountPath)
-      .addSuccess(Schema.Struct({ success: Succeeded, ...AccountDetail.fields }))
+      .addSuccess(AccountResponse)
   )
   .add(
     HttpApiEndpoint.patch("update", "/accounts/:account_id")
       .setPath(AccountPath)
       .setPayload(UpdateAccountPayload)
-      .addSuccess(Schema.Struct({ success: Succeeded, ...AccountDetail.fields }))
+      .addSuccess(AccountResponse)
   )
   .addError(AccountNotFound)
 {}
@@ -174,20 +214,12 @@ export class ApiKeysGroup extends HttpApiGroup.make("apiKeys")
   .add(
     HttpApiEndpoint.post("create", "/accounts/:account_id/keys")
       .setPath(AccountPath)
-      .addSuccess(
-        Schema.Struct({
-          success: Succeeded,
-          id: ApiKeyId,
-          api_key: Schema.String.annotations({ description: "The key itself, shown only in this response" }),
-          prefix: Schema.String
-        }),
-        { status: 201 }
-      )
+      .addSuccess(ApiKeyCreated, { status: 201 })
   )
   .add(
     HttpApiEndpoint.del("revoke", "/accounts/:account_id/keys/:key_id")
       .setPath(Schema.Struct({ ...AccountPath.fields, key_id: Schema.NumberFromString.pipe(Schema.compose(ApiKeyId)) }))
-      .addSuccess(Schema.Struct({ success: Succeeded, key: ApiKeyView }))
+      .addSuccess(ApiKeyRevoked)
       .addError(ApiKeyNotFound)
   )
   .addError(AccountNotFound)
@@ -212,11 +244,11 @@ export class WalletsGroup extends HttpApiGroup.make("wallets")
     HttpApiEndpoint.get("ledger", "/accounts/:account_id/ledger")
       .setPath(AccountPath)
       .setUrlParams(Schema.Struct({ ...pageParams, wallet: Schema.optional(WalletKind) }))
-      .addSuccess(Schema.Struct({ success: Succeeded, entries: Schema.Array(LedgerEntry), pagination: Pagination }))
+      .addSuccess(LedgerPage)
   )
   .add(
     HttpApiEndpoint.get("audit", "/audit")
-      .addSuccess(Schema.Struct({ success: Succeeded, ...AuditReport.fields }))
+      .addSuccess(AuditResponse)
       .annotate(OpenApi.Summary, "Check every wallet against its ledger and every order against its payments")
   )
   .addError(AccountNotFound)
@@ -227,11 +259,11 @@ export class CatalogFileGroup extends HttpApiGroup.make("catalogFile")
   .add(
     HttpApiEndpoint.post("import", "/catalog")
       .setPayload(CatalogFile)
-      .addSuccess(Schema.Struct({ success: Succeeded, ...ImportSummary.fields }))
+      .addSuccess(ImportResponse)
   )
   .add(
     HttpApiEndpoint.get("export", "/catalog")
-      .addSuccess(Schema.Struct({ success: Succeeded, ...CatalogFile.fields }))
+      .addSuccess(CatalogExport)
   )
 {}
 
@@ -243,6 +275,16 @@ export const AdminOrder = Schema.Struct({ ...Order.fields, account_id: AccountId
 /** The type of `AdminOrder`. */
 export type AdminOrder = typeof AdminOrder.Type
 
+/** 200 of GET /orders (admin). */
+export const AdminOrdersPage = Schema.Struct({
+  success: Succeeded,
+  orders: Schema.Array(AdminOrder),
+  pagination: Pagination
+})
+
+/** 200 of GET /orders/{order_number} and of resolving it (admin). */
+export const AdminOrderResponse = Schema.Struct({ success: Succeeded, order: AdminOrder })
+
 /** Orders of every account, and settling a stuck one. */
 export class OrdersAdminGroup extends HttpApiGroup.make("ordersAdmin")
   .add(
@@ -252,19 +294,19 @@ export class OrdersAdminGroup extends HttpApiGroup.make("ordersAdmin")
         status: Schema.optional(OrderStatus),
         account_id: Schema.optional(Schema.NumberFromString.pipe(Schema.compose(AccountId)))
       }))
-      .addSuccess(Schema.Struct({ success: Succeeded, orders: Schema.Array(AdminOrder), pagination: Pagination }))
+      .addSuccess(AdminOrdersPage)
   )
   .add(
     HttpApiEndpoint.get("get", "/orders/:order_number")
       .setPath(Schema.Struct({ order_number: Schema.String }))
-      .addSuccess(Schema.Struct({ success: Succeeded, order: AdminOrder }))
+      .addSuccess(AdminOrderResponse)
       .addError(OrderNotFound)
   )
   .add(
     HttpApiEndpoint.post("resolve", "/orders/:order_number/resolve")
       .setPath(Schema.Struct({ order_number: Schema.String }))
       .setPayload(Schema.Struct({ status: Schema.Literal("successful", "failed") }))
-      .addSuccess(Schema.Struct({ success: Succeeded, order: AdminOrder }))
+      .addSuccess(AdminOrderResponse)
       .addError(OrderNotFound)
       .addError(Conflict)
       .annotate(OpenApi.Summary, "Settle a pending order; failing it refunds the main wallet")

@@ -28,7 +28,7 @@ export const RateLimits = Schema.Struct({
 export type RateLimits = typeof RateLimits.Type
 
 /** The limits of the spec: 60 requests, 10 orders and 30 balance checks a minute. */
-export const DEFAULT_RATE_LIMITS: Required<RateLimits> = { all: 60, orders: 10, balance: 30 }
+export const DEFAULT_RATE_LIMITS: Record<RateLimitScope, number> = { all: 60, orders: 10, balance: 30 }
 
 /** A change to an account's overrides: a number sets one, `null` removes it. */
 export const RateLimitsPatch = Schema.Struct({

@@ -70,7 +70,7 @@ export class Accounts extends Effect.Service<Accounts>()("core/Accounts", {
     const notFound = (id: number) => new Account.AccountNotFound({ message: `Account ${id} not found` })
 
     /** Creates an active account with three empty wallets. */
-    const create = Effect.fn("Accounts.create")(function*(input: { name: string; price_group?: string | null }) {
+    const create = Effect.fn("Accounts.create")(function*(input: { readonly name: string; readonly price_group?: string | null | undefined }) {
       const groupId = yield* priceGroupId(input.price_group ?? null)
       const [row] = yield* orDie(sql.withTransaction(Effect.gen(function*() {
         const rows = yield* sql<{ id: number; name: string; status: Account.AccountStatus; created_at: Date }>`

@@ -5,7 +5,7 @@ import { RateLimit } from "@databundle/contract"
 import { Config, ConfigError, Duration, Effect, Either } from "effect"
 
 /** Parses `all=60,orders=10,balance=30`; scopes left out keep the spec's defaults. */
-export const parseRateLimits = (text: string): Either.Either<Required<RateLimit.RateLimits>, string> => {
+export const parseRateLimits = (text: string): Either.Either<Record<RateLimit.RateLimitScope, number>, string> => {
   const limits = { ...RateLimit.DEFAULT_RATE_LIMITS }
   for (const part of text.split(",").map((s) => s.trim()).filter((s) => s.length > 0)) {
     const [scope, value] = part.split("=").map((s) => s.trim())

@@ -135,7 +135,11 @@ export class Wallet extends Effect.Service<Wallet>()("core/Wallet", {
     /** Credits a wallet (operator funding). */
     const fund = (accountId: number, input: { amount: bigint; wallet: WalletContract.WalletKind; note?: string }) =>
       operatorMovement({ accountId, wallet: input.wallet, amount: input.amount, reason: "funding", note: input.note })
-        .pipe(Effect.withSpan("Wallet.fund"))
+        .pipe(
+          // A credit cannot take a wallet below zero.
+          Effect.catchTag("InsufficientBalance", (error) => Effect.die(error)),
+          Effect.withSpan("Wallet.fund")
+        )
 
     /** A signed correction by the operator; it may not take a wallet below zero. */
     const adjust = (accountId: number, input: { amount: bigint; wallet: WalletContract.WalletKind; note: string }) =>
