@@ -1,0 +1,2 @@
+/** An `@effect/sql` client (`SqlClient`) over PGlite, the embedded WASM Postgres. */
+export * as PgliteClient from "./PgliteClient.js"
