@@ -59,9 +59,12 @@ const intParam = (min: number, max: number) =>
     message: () => `must be an integer from ${min} to ${max}`
   })
 
+/** The page size of admin lists when `per_page` is left out. */
+export const ADMIN_DEFAULT_PER_PAGE = 50
+
 const pageParams = {
-  page: Schema.optionalWith(intParam(1, 1_000_000), { default: () => 1 }),
-  per_page: Schema.optionalWith(intParam(1, 100), { default: () => 50 })
+  page: Schema.optional(intParam(1, 1_000_000)),
+  per_page: Schema.optional(intParam(1, 100))
 }
 
 /** An account's API key, without the key itself. */
@@ -109,7 +112,7 @@ export type AccountDetail = typeof AccountDetail.Type
 export const CreateAccountPayload = Schema.Struct({
   name: Name,
   price_group: Schema.optional(Schema.NullOr(PriceGroupName))
-})
+}).annotations({ parseOptions: { errors: "all" } })
 
 /** The body of PATCH /accounts/{account_id}; fields left out are unchanged. */
 export const UpdateAccountPayload = Schema.Struct({
@@ -119,7 +122,7 @@ export const UpdateAccountPayload = Schema.Struct({
   webhook_url: Schema.optional(Schema.NullOr(WebhookUrl)),
   rotate_webhook_secret: Schema.optional(Schema.Boolean),
   limits: Schema.optional(RateLimitsPatch)
-})
+}).annotations({ parseOptions: { errors: "all" } })
 
 /** The type of `UpdateAccountPayload`. */
 export type UpdateAccountPayload = typeof UpdateAccountPayload.Type
@@ -195,16 +198,16 @@ export class AccountsGroup extends HttpApiGroup.make("accounts")
 /** The body of POST /accounts/{account_id}/wallet/fund. */
 export const FundWalletPayload = Schema.Struct({
   amount: PositiveCedis,
-  wallet: Schema.optionalWith(WalletKind, { default: () => "main" as const }),
+  wallet: Schema.optional(WalletKind).annotations({ description: "Default main" }),
   note: Schema.optional(Note)
-})
+}).annotations({ parseOptions: { errors: "all" } })
 
 /** The body of POST /accounts/{account_id}/wallet/adjust: a signed correction with its reason. */
 export const AdjustWalletPayload = Schema.Struct({
   amount: Cedis.pipe(Schema.filter((pesewas) => pesewas !== 0n || "must not be 0")),
-  wallet: Schema.optionalWith(WalletKind, { default: () => "main" as const }),
+  wallet: Schema.optional(WalletKind).annotations({ description: "Default main" }),
   note: Note.pipe(Schema.minLength(1, { message: () => "is required for an adjustment" }))
-})
+}).annotations({ parseOptions: { errors: "all" } })
 
 /** 200 of a wallet movement: the new balances and the ledger entry written. */
 export const WalletMovement = Schema.Struct({ success: Succeeded, balance: Balance, entry: LedgerEntry })

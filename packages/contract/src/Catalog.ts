@@ -51,7 +51,7 @@ export type CatalogNetwork = typeof CatalogNetwork.Type
 export const CatalogFile = Schema.Struct({
   price_groups: Schema.optionalWith(Schema.Array(PriceGroupName).pipe(Schema.maxItems(100)), { default: () => [] }),
   networks: Schema.Array(CatalogNetwork).pipe(Schema.maxItems(100))
-}).annotations({ identifier: "CatalogFile" })
+}).annotations({ identifier: "CatalogFile", parseOptions: { errors: "all" } })
 
 /** The type of `CatalogFile`. */
 export type CatalogFile = typeof CatalogFile.Type

@@ -34,7 +34,7 @@ export const PlaceOrderPayload = Schema.Struct({
   bundle_id: BundleId,
   phone_number: PhoneNumber,
   reference: Schema.optional(Reference)
-}).annotations({ identifier: "PlaceOrderPayload" })
+}).annotations({ identifier: "PlaceOrderPayload", parseOptions: { errors: "all" } })
 
 /** The type of `PlaceOrderPayload`. */
 export type PlaceOrderPayload = typeof PlaceOrderPayload.Type
@@ -78,9 +78,12 @@ const isoTimestamp = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:
 /** A date (`2026-11-01`) or a timestamp with its offset (`2026-11-01T08:00:00Z`). */
 export const DateBound = Schema.String.pipe(
   Schema.filter(
-    (s) =>
-      (isoDate.test(s) && new Date(`${s}T00:00:00Z`).toISOString().startsWith(s)) ||
-      (isoTimestamp.test(s) && !Number.isNaN(Date.parse(s))),
+    (s) => {
+      if (isoTimestamp.test(s)) return !Number.isNaN(Date.parse(s))
+      // A real calendar day: "2026-02-30" parses to another day, "2026-13-01" to nothing.
+      const day = Date.parse(`${s}T00:00:00Z`)
+      return isoDate.test(s) && !Number.isNaN(day) && new Date(day).toISOString().startsWith(s)
+    },
     { message: () => "must be an ISO 8601 date (2026-11-01) or timestamp with offset (2026-11-01T08:00:00Z)" }
   )
 ).annotations({ identifier: "DateBound" })
@@ -97,16 +100,21 @@ const intParam = (min: number, max: number) =>
 /** The largest page size of GET /orders. */
 export const MAX_PER_PAGE = 50
 
+/** The page size of GET /orders when `per_page` is left out. */
+export const DEFAULT_PER_PAGE = 20
+
 /** Query parameters of GET /orders. */
 export const ListOrdersParams = Schema.Struct({
-  page: Schema.optionalWith(intParam(1, 1_000_000), { default: () => 1 }),
-  per_page: Schema.optionalWith(intParam(1, MAX_PER_PAGE), { default: () => 20 }),
+  page: Schema.optional(intParam(1, 1_000_000)).annotations({ description: "Page number, default 1" }),
+  per_page: Schema.optional(intParam(1, MAX_PER_PAGE)).annotations({
+    description: `Items per page, default ${DEFAULT_PER_PAGE}, at most ${MAX_PER_PAGE}`
+  }),
   status: Schema.optional(OrderStatus),
   reference: Schema.optional(Reference),
   phone_number: Schema.optional(PhoneNumber),
   from: Schema.optional(DateBound),
   to: Schema.optional(DateBound)
-})
+}).annotations({ parseOptions: { errors: "all" } })
 
 /** The type of `ListOrdersParams`. */
 export type ListOrdersParams = typeof ListOrdersParams.Type

@@ -1,11 +1,12 @@
 /**
  * Accounts: created and managed by the operator; each gets three empty wallets.
  */
-import { Account, type AdminApi, ApiError } from "@databundle/contract"
+import { Account, AdminApi, ApiError } from "@databundle/contract"
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { limitsOf, ApiKeys } from "./ApiKeys.js"
+import { ApiKeys, limitsOf } from "./ApiKeys.js"
 import { int8, orDie } from "./Database.js"
+import * as Page from "./Page.js"
 import * as Tokens from "./Tokens.js"
 
 interface AccountRow {
@@ -70,47 +71,39 @@ export class Accounts extends Effect.Service<Accounts>()("core/Accounts", {
     const notFound = (id: number) => new Account.AccountNotFound({ message: `Account ${id} not found` })
 
     /** Creates an active account with three empty wallets. */
-    const create = Effect.fn("Accounts.create")(function*(input: { readonly name: string; readonly price_group?: string | null | undefined }) {
-      const groupId = yield* priceGroupId(input.price_group ?? null)
-      const [row] = yield* orDie(sql.withTransaction(Effect.gen(function*() {
-        const rows = yield* sql<{ id: number; name: string; status: Account.AccountStatus; created_at: Date }>`
+    const create = Effect.fn("Accounts.create")(
+      function*(input: { readonly name: string; readonly price_group?: string | null | undefined }) {
+        const groupId = yield* priceGroupId(input.price_group ?? null)
+        const [row] = yield* orDie(sql.withTransaction(Effect.gen(function*() {
+          const rows = yield* sql<{ id: number; name: string; status: Account.AccountStatus; created_at: Date }>`
           INSERT INTO accounts (name, price_group_id) VALUES (${input.name}, ${groupId})
           RETURNING id, name, status, created_at
         `
-        yield* sql`
+          yield* sql`
           INSERT INTO wallets (account_id, kind)
           VALUES (${rows[0]!.id}, 'main'), (${rows[0]!.id}, 'referral'), (${rows[0]!.id}, 'agent')
         `
-        return rows
-      })))
-      return {
-        id: row!.id as Account.AccountId,
-        name: row!.name,
-        price_group: input.price_group ?? null,
-        status: row!.status,
-        created_at: row!.created_at
+          return rows
+        })))
+        return {
+          id: row!.id as Account.AccountId,
+          name: row!.name,
+          price_group: input.price_group ?? null,
+          status: row!.status,
+          created_at: row!.created_at
+        }
       }
-    })
+    )
 
     /** One page of accounts with their balances, oldest first. */
     const list = Effect.fn("Accounts.list")(function*(
-      query: { page: number; per_page: number; status?: Account.AccountStatus | undefined }
+      query: Page.PageQuery & { readonly status?: Account.AccountStatus | undefined }
     ) {
+      const page = Page.resolve(query, AdminApi.ADMIN_DEFAULT_PER_PAGE)
       const where = query.status ? sql.and([sql`a.status = ${query.status}`]) : sql.and([sql`true`])
       const [count] = yield* orDie(sql<{ total: string }>`SELECT count(*) AS total FROM accounts a WHERE ${where}`)
-      const rows = yield* orDie(sql<AccountRow>`
-        ${select(where)} LIMIT ${query.per_page} OFFSET ${(query.page - 1) * query.per_page}
-      `)
-      const total = Number(count!.total)
-      return {
-        accounts: rows.map(toSummary),
-        pagination: {
-          current_page: query.page,
-          per_page: query.per_page,
-          total,
-          last_page: Math.max(1, Math.ceil(total / query.per_page))
-        }
-      }
+      const rows = yield* orDie(sql<AccountRow>`${select(where)} LIMIT ${page.perPage} OFFSET ${page.offset}`)
+      return { accounts: rows.map(toSummary), pagination: Page.pagination(page, Number(count!.total)) }
     })
 
     /** Everything about one account: balances, overrides, webhook settings, keys. */

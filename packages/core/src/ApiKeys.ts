@@ -33,7 +33,11 @@ interface PrincipalRow {
 
 /** Reads the three override columns of an account row into `RateLimits`. */
 export const limitsOf = (
-  row: { readonly limit_all: number | null; readonly limit_orders: number | null; readonly limit_balance: number | null }
+  row: {
+    readonly limit_all: number | null
+    readonly limit_orders: number | null
+    readonly limit_balance: number | null
+  }
 ): RateLimit.RateLimits => ({
   ...(row.limit_all === null ? {} : { all: row.limit_all }),
   ...(row.limit_orders === null ? {} : { orders: row.limit_orders }),

@@ -154,7 +154,9 @@ export class Catalog extends Effect.Service<Catalog>()("core/Catalog", {
             active: b.active,
             price: int8(b.base_price),
             prices: Object.fromEntries(
-              priceRows.filter((p) => p.bundle_id === b.id).map((p) => [groupName.get(p.price_group_id)!, int8(p.price)])
+              priceRows.filter((p) => p.bundle_id === b.id).map((
+                p
+              ) => [groupName.get(p.price_group_id)!, int8(p.price)])
             )
           }))
         }))

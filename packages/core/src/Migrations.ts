@@ -1,6 +1,9 @@
 /**
  * The database schema, as ordered migrations applied at start.
  *
+ * Timestamps keep milliseconds, the precision the API shows, so a timestamp read from a
+ * response and sent back as a list bound matches the row exactly.
+ *
  * Each migration is a list of single statements (not one multi-statement text), so it
  * runs the same on every driver. The migrator runs them in one transaction under a
  * table lock, so several server processes starting together apply each migration once.
@@ -12,7 +15,7 @@ const initial = [
   `CREATE TABLE price_groups (
     id serial PRIMARY KEY,
     name text NOT NULL UNIQUE,
-    created_at timestamptz NOT NULL DEFAULT now()
+    created_at timestamptz(3) NOT NULL DEFAULT now()
   )`,
   `CREATE TABLE accounts (
     id serial PRIMARY KEY,
@@ -24,17 +27,17 @@ const initial = [
     limit_all integer CHECK (limit_all > 0),
     limit_orders integer CHECK (limit_orders > 0),
     limit_balance integer CHECK (limit_balance > 0),
-    created_at timestamptz NOT NULL DEFAULT now(),
-    updated_at timestamptz NOT NULL DEFAULT now()
+    created_at timestamptz(3) NOT NULL DEFAULT now(),
+    updated_at timestamptz(3) NOT NULL DEFAULT now()
   )`,
   `CREATE TABLE api_keys (
     id serial PRIMARY KEY,
     account_id integer NOT NULL REFERENCES accounts (id),
     key_hash text NOT NULL UNIQUE,
     prefix text NOT NULL,
-    created_at timestamptz NOT NULL DEFAULT now(),
-    last_used_at timestamptz,
-    revoked_at timestamptz
+    created_at timestamptz(3) NOT NULL DEFAULT now(),
+    last_used_at timestamptz(3),
+    revoked_at timestamptz(3)
   )`,
   `CREATE INDEX api_keys_account ON api_keys (account_id)`,
   // A CHECK keeps every balance non-negative even if application code were wrong.
@@ -52,8 +55,8 @@ const initial = [
     delivery text NOT NULL,
     active boolean NOT NULL DEFAULT true,
     sort_order integer NOT NULL,
-    created_at timestamptz NOT NULL DEFAULT now(),
-    updated_at timestamptz NOT NULL DEFAULT now()
+    created_at timestamptz(3) NOT NULL DEFAULT now(),
+    updated_at timestamptz(3) NOT NULL DEFAULT now()
   )`,
   `CREATE TABLE bundles (
     id serial PRIMARY KEY,
@@ -65,8 +68,8 @@ const initial = [
     base_price bigint NOT NULL CHECK (base_price > 0),
     active boolean NOT NULL DEFAULT true,
     sort_order integer NOT NULL,
-    created_at timestamptz NOT NULL DEFAULT now(),
-    updated_at timestamptz NOT NULL DEFAULT now()
+    created_at timestamptz(3) NOT NULL DEFAULT now(),
+    updated_at timestamptz(3) NOT NULL DEFAULT now()
   )`,
   `CREATE INDEX bundles_network ON bundles (network_id, sort_order)`,
   `CREATE TABLE bundle_prices (
@@ -90,10 +93,10 @@ const initial = [
     status text NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'successful', 'failed')),
     reference text,
     failure_reason text,
-    next_check_at timestamptz,
+    next_check_at timestamptz(3),
     checks integer NOT NULL DEFAULT 0,
-    created_at timestamptz NOT NULL DEFAULT now(),
-    settled_at timestamptz,
+    created_at timestamptz(3) NOT NULL DEFAULT now(),
+    settled_at timestamptz(3),
     UNIQUE (account_id, reference),
     CHECK ((status = 'pending') = (settled_at IS NULL))
   )`,
@@ -109,7 +112,7 @@ const initial = [
     reason text NOT NULL CHECK (reason IN ('funding', 'adjustment', 'order', 'refund')),
     order_id bigint REFERENCES orders (id),
     note text,
-    created_at timestamptz NOT NULL DEFAULT now(),
+    created_at timestamptz(3) NOT NULL DEFAULT now(),
     FOREIGN KEY (account_id, wallet) REFERENCES wallets (account_id, kind),
     CHECK ((reason IN ('order', 'refund')) = (order_id IS NOT NULL))
   )`,
@@ -122,12 +125,12 @@ const initial = [
     account_id integer NOT NULL REFERENCES accounts (id),
     type text NOT NULL,
     body text NOT NULL,
-    created_at timestamptz NOT NULL DEFAULT now(),
-    next_attempt_at timestamptz NOT NULL DEFAULT now(),
+    created_at timestamptz(3) NOT NULL DEFAULT now(),
+    next_attempt_at timestamptz(3) NOT NULL DEFAULT now(),
     attempts integer NOT NULL DEFAULT 0,
     last_error text,
-    delivered_at timestamptz,
-    abandoned_at timestamptz
+    delivered_at timestamptz(3),
+    abandoned_at timestamptz(3)
   )`,
   `CREATE INDEX webhook_events_due ON webhook_events (next_attempt_at)
     WHERE delivered_at IS NULL AND abandoned_at IS NULL`

@@ -15,6 +15,7 @@ import { SqlClient } from "@effect/sql"
 import { Cause, Data, Duration, Effect, Option, Schedule, Schema } from "effect"
 import { int8, isUniqueViolation, orDie } from "./Database.js"
 import { type FulfillmentOutcome, FulfillmentProvider, type FulfillmentRequest } from "./Fulfillment.js"
+import * as Page from "./Page.js"
 import { Settings } from "./Settings.js"
 import * as Tokens from "./Tokens.js"
 import { Wallet } from "./Wallet.js"
@@ -160,7 +161,9 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
         `
         if (bundle === undefined || !bundle.available) {
           // A replay must still answer after its bundle was retired.
-          const existing = input.reference === undefined ? undefined : yield* findByReference(accountId, input.reference)
+          const existing = input.reference === undefined
+            ? undefined
+            : yield* findByReference(accountId, input.reference)
           if (existing !== undefined) return yield* replayOrConflict(existing, input)
           return yield* bundle === undefined
             ? Effect.fail(ApiError.ValidationError.field("bundle_id", "does not exist"))
@@ -274,10 +277,14 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
           case "Pending": {
             const age = Date.now() - row.created_at.getTime()
             const stuck = age > Duration.toMillis(GIVE_UP_AFTER)
-            if (stuck) yield* Effect.logWarning(`order ${row.order_number} pending for over 24 hours; resolve it by hand`)
+            if (stuck) {
+              yield* Effect.logWarning(`order ${row.order_number} pending for over 24 hours; resolve it by hand`)
+            }
             yield* sql`
               UPDATE orders
-              SET next_check_at = ${stuck ? null : sql`now() + make_interval(secs => ${Duration.toSeconds(outcome.checkAfter)})`}
+              SET next_check_at = ${
+              stuck ? null : sql`now() + make_interval(secs => ${Duration.toSeconds(outcome.checkAfter)})`
+            }
               WHERE id = ${row.id} AND status = 'pending'
             `
             return Option.none<Settled>()
@@ -319,25 +326,15 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
       return toOrder(row)
     })
 
-    const page = <A>(rows: ReadonlyArray<A>, total: number, query: { page: number; per_page: number }) => ({
-      rows,
-      pagination: {
-        current_page: query.page,
-        per_page: query.per_page,
-        total,
-        last_page: Math.max(1, Math.ceil(total / query.per_page))
-      }
-    })
-
-    const listWhere = (where: ReturnType<typeof sql.and>, query: { page: number; per_page: number }) =>
+    const listWhere = (where: ReturnType<typeof sql.and>, page: Page.Page) =>
       Effect.gen(function*() {
         const [count] = yield* sql<{ total: string }>`SELECT count(*) AS total FROM orders o WHERE ${where}`
         const rows = yield* sql<OrderRow>`
           SELECT ${sql.literal(ORDER_COLUMNS)} FROM orders o WHERE ${where}
           ORDER BY o.created_at DESC, o.id DESC
-          LIMIT ${query.per_page} OFFSET ${(query.page - 1) * query.per_page}
+          LIMIT ${page.perPage} OFFSET ${page.offset}
         `
-        return page(rows, Number(count!.total), query)
+        return { rows, pagination: Page.pagination(page, Number(count!.total)) }
       }).pipe(orDie)
 
     /** One page of an account's orders, newest first, with the reconciliation filters. */
@@ -356,21 +353,21 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
             : sql`o.created_at <= ${boundInstant(query.to, "to")}`
         )
       }
-      const result = yield* listWhere(sql.and(conditions), query)
+      const result = yield* listWhere(sql.and(conditions), Page.resolve(query, Order.DEFAULT_PER_PAGE))
       return { orders: result.rows.map(toOrder), pagination: result.pagination }
     })
 
     /** Orders of every account for the operator, newest first. */
-    const adminList = Effect.fn("Orders.adminList")(function*(query: {
-      page: number
-      per_page: number
-      status?: Order.OrderStatus | undefined
-      account_id?: number | undefined
-    }) {
+    const adminList = Effect.fn("Orders.adminList")(function*(
+      query: Page.PageQuery & {
+        readonly status?: Order.OrderStatus | undefined
+        readonly account_id?: number | undefined
+      }
+    ) {
       const conditions = [sql`true`]
       if (query.status !== undefined) conditions.push(sql`o.status = ${query.status}`)
       if (query.account_id !== undefined) conditions.push(sql`o.account_id = ${query.account_id}`)
-      const result = yield* listWhere(sql.and(conditions), query)
+      const result = yield* listWhere(sql.and(conditions), Page.resolve(query, AdminApi.ADMIN_DEFAULT_PER_PAGE))
       return { orders: result.rows.map(toAdminOrder), pagination: result.pagination }
     })
 

@@ -4,10 +4,11 @@
  * non-negative and writes the entry from the updated row, so balances always equal the
  * ledger's sum and concurrent movements on one wallet serialise on its row lock.
  */
-import { Account, type Ledger, Money, type Order, Wallet as WalletContract } from "@databundle/contract"
+import { Account, AdminApi, type Ledger, Money, type Order, Wallet as WalletContract } from "@databundle/contract"
 import { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import { int8, orDie } from "./Database.js"
+import * as Page from "./Page.js"
 import { Webhooks } from "./Webhooks.js"
 
 /** A movement to apply to one wallet. */
@@ -133,8 +134,21 @@ export class Wallet extends Effect.Service<Wallet>()("core/Wallet", {
       })).pipe(orDie)
 
     /** Credits a wallet (operator funding). */
-    const fund = (accountId: number, input: { amount: bigint; wallet: WalletContract.WalletKind; note?: string }) =>
-      operatorMovement({ accountId, wallet: input.wallet, amount: input.amount, reason: "funding", note: input.note })
+    const fund = (
+      accountId: number,
+      input: {
+        readonly amount: bigint
+        readonly wallet?: WalletContract.WalletKind | undefined
+        readonly note?: string | undefined
+      }
+    ) =>
+      operatorMovement({
+        accountId,
+        wallet: input.wallet ?? "main",
+        amount: input.amount,
+        reason: "funding",
+        note: input.note
+      })
         .pipe(
           // A credit cannot take a wallet below zero.
           Effect.catchTag("InsufficientBalance", (error) => Effect.die(error)),
@@ -142,40 +156,43 @@ export class Wallet extends Effect.Service<Wallet>()("core/Wallet", {
         )
 
     /** A signed correction by the operator; it may not take a wallet below zero. */
-    const adjust = (accountId: number, input: { amount: bigint; wallet: WalletContract.WalletKind; note: string }) =>
-      operatorMovement({ accountId, wallet: input.wallet, amount: input.amount, reason: "adjustment", note: input.note })
+    const adjust = (
+      accountId: number,
+      input: { readonly amount: bigint; readonly wallet?: WalletContract.WalletKind | undefined; readonly note: string }
+    ) =>
+      operatorMovement({
+        accountId,
+        wallet: input.wallet ?? "main",
+        amount: input.amount,
+        reason: "adjustment",
+        note: input.note
+      })
         .pipe(Effect.withSpan("Wallet.adjust"))
 
     /** One page of an account's ledger, newest first. */
     const ledger = Effect.fn("Wallet.ledger")(function*(
       accountId: number,
-      query: { page: number; per_page: number; wallet?: WalletContract.WalletKind | undefined }
+      query: Page.PageQuery & { readonly wallet?: WalletContract.WalletKind | undefined }
     ) {
       if (Option.isNone(yield* balances(accountId))) {
         return yield* new Account.AccountNotFound({ message: `Account ${accountId} not found` })
       }
+      const page = Page.resolve(query, AdminApi.ADMIN_DEFAULT_PER_PAGE)
       const where = sql.and([
         sql`l.account_id = ${accountId}`,
         ...(query.wallet ? [sql`l.wallet = ${query.wallet}`] : [])
       ])
-      const [count] = yield* orDie(sql<{ total: string }>`SELECT count(*) AS total FROM ledger_entries l WHERE ${where}`)
+      const [count] = yield* orDie(
+        sql<{ total: string }>`SELECT count(*) AS total FROM ledger_entries l WHERE ${where}`
+      )
       const rows = yield* orDie(sql<LedgerRow>`
         SELECT l.id, l.wallet, l.amount, l.balance_after, l.reason, o.order_number, l.note, l.created_at
         FROM ledger_entries l LEFT JOIN orders o ON o.id = l.order_id
         WHERE ${where}
         ORDER BY l.id DESC
-        LIMIT ${query.per_page} OFFSET ${(query.page - 1) * query.per_page}
+        LIMIT ${page.perPage} OFFSET ${page.offset}
       `)
-      const total = Number(count!.total)
-      return {
-        entries: rows.map(toEntry),
-        pagination: {
-          current_page: query.page,
-          per_page: query.per_page,
-          total,
-          last_page: Math.max(1, Math.ceil(total / query.per_page))
-        }
-      }
+      return { entries: rows.map(toEntry), pagination: Page.pagination(page, Number(count!.total)) }
     })
 
     /**
@@ -184,7 +201,9 @@ export class Wallet extends Effect.Service<Wallet>()("core/Wallet", {
      * refunded once and nothing else refunded.
      */
     const audit = Effect.gen(function*() {
-      const mismatches = yield* sql<{ account_id: number; wallet: WalletContract.WalletKind; balance: string; ledger_sum: string }>`
+      const mismatches = yield* sql<
+        { account_id: number; wallet: WalletContract.WalletKind; balance: string; ledger_sum: string }
+      >`
         SELECT w.account_id, w.kind AS wallet, w.balance, COALESCE(l.total, 0) AS ledger_sum
         FROM wallets w
         LEFT JOIN (SELECT account_id, wallet, sum(amount) AS total FROM ledger_entries GROUP BY account_id, wallet) l

@@ -1,6 +1,6 @@
 import { ApiError, Bundle, Order, Wallet as WalletContract } from "@databundle/contract"
-import { assert, describe, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
+import { assert, describe, layer } from "@effect/vitest"
 import { ConfigProvider, Effect, Either, Layer, Option, TestServices } from "effect"
 import { Orders } from "../src/Orders.js"
 import { Wallet } from "../src/Wallet.js"
@@ -48,15 +48,23 @@ for (const target of targets) {
         Effect.gen(function*() {
           const { mtn1gb, mtn2gb } = yield* seedCatalog
           const agent = yield* fundedAccount(5000n, "agent")
-          assert.strictEqual((yield* place(agent, { bundle_id: mtn1gb, phone_number: "0241234567" })).order.amount_paid, 500n)
-          assert.strictEqual((yield* place(agent, { bundle_id: mtn2gb, phone_number: "0241234567" })).order.amount_paid, 1050n)
+          assert.strictEqual(
+            (yield* place(agent, { bundle_id: mtn1gb, phone_number: "0241234567" })).order.amount_paid,
+            500n
+          )
+          assert.strictEqual(
+            (yield* place(agent, { bundle_id: mtn2gb, phone_number: "0241234567" })).order.amount_paid,
+            1050n
+          )
         }))
 
       it.effect("insufficient balance fails with balance and required, and changes nothing", () =>
         Effect.gen(function*() {
           const { mtn2gb } = yield* seedCatalog
           const account = yield* fundedAccount(1000n)
-          const error = yield* Effect.flip(place(account, { bundle_id: mtn2gb, phone_number: "0241234567", reference: "x" }))
+          const error = yield* Effect.flip(
+            place(account, { bundle_id: mtn2gb, phone_number: "0241234567", reference: "x" })
+          )
           assert.instanceOf(error, WalletContract.InsufficientBalance)
           assert.strictEqual((error as WalletContract.InsufficientBalance).balance, 1000n)
           assert.strictEqual((error as WalletContract.InsufficientBalance).required, 1050n)
@@ -83,7 +91,10 @@ for (const target of targets) {
           const { mtn1gb } = yield* seedCatalog
           const account = yield* fundedAccount(5n * 550n + 100n)
           const results = yield* Effect.all(
-            Array.from({ length: 10 }, () => Effect.either(place(account, { bundle_id: mtn1gb, phone_number: "0241234567" }))),
+            Array.from(
+              { length: 10 },
+              () => Effect.either(place(account, { bundle_id: mtn1gb, phone_number: "0241234567" }))
+            ),
             { concurrency: "unbounded" }
           )
           const succeeded = results.filter(Either.isRight)
@@ -143,10 +154,16 @@ for (const target of targets) {
           const { mtn1gb } = yield* seedCatalog
           const account = yield* fundedAccount(5000n)
           const results = yield* Effect.all(
-            Array.from({ length: 8 }, () => place(account, { bundle_id: mtn1gb, phone_number: "0241234567", reference: "dup" })),
+            Array.from({ length: 8 }, () =>
+              place(account, { bundle_id: mtn1gb, phone_number: "0241234567", reference: "dup" })),
             { concurrency: "unbounded" }
           )
-          assert.strictEqual(new Set(results.map((r) => r.order.order_number)).size, 1)
+          assert.strictEqual(
+            new Set(results.map((r) =>
+              r.order.order_number
+            )).size,
+            1
+          )
           assert.strictEqual(results.filter((r) => !r.replayed).length, 1)
           assert.strictEqual(yield* mainBalance(account), 5000n - 550n)
         }))
@@ -220,7 +237,9 @@ for (const target of targets) {
           const orders = yield* Orders
           const numbers: Array<string> = []
           for (const [i, phone] of ["0241111111", "233241111111", "0240000000", "0242222222", "0243333333"].entries()) {
-            numbers.push((yield* place(account, { bundle_id: mtn1gb, phone_number: phone, reference: `L${i}` })).order.order_number)
+            numbers.push(
+              (yield* place(account, { bundle_id: mtn1gb, phone_number: phone, reference: `L${i}` })).order.order_number
+            )
           }
           const query = (q: Partial<Order.ListOrdersParams>) => orders.list(account, { page: 1, per_page: 20, ...q })
           const all = yield* query({})

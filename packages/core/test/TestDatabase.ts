@@ -44,5 +44,7 @@ export const postgres = (url: string): Layer.Layer<SqlClient.SqlClient> =>
 /** Every database the suites run on here. */
 export const targets: ReadonlyArray<Target> = [
   { name: "pglite", layer: pglite },
-  ...(process.env.TEST_DATABASE_URL ? [{ name: "postgres" as const, layer: postgres(process.env.TEST_DATABASE_URL) }] : [])
+  ...(process.env.TEST_DATABASE_URL
+    ? [{ name: "postgres" as const, layer: postgres(process.env.TEST_DATABASE_URL) }]
+    : [])
 ]

@@ -3,6 +3,7 @@
  */
 import { Catalog as CatalogContract } from "@databundle/contract"
 import { Effect, Schema } from "effect"
+import { Layer } from "effect"
 import { Accounts } from "../src/Accounts.js"
 import { ApiKeys } from "../src/ApiKeys.js"
 import { Catalog } from "../src/Catalog.js"
@@ -10,7 +11,6 @@ import { FulfillmentProvider } from "../src/Fulfillment.js"
 import { Orders } from "../src/Orders.js"
 import { Wallet } from "../src/Wallet.js"
 import { Webhooks } from "../src/Webhooks.js"
-import { Layer } from "effect"
 
 /** The catalogue file used by domain tests: two networks, one inactive bundle, agent prices. */
 export const catalogFile = Schema.decodeUnknownSync(CatalogContract.CatalogFile)({
