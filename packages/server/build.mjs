@@ -1,0 +1,20 @@
+// Bundles the bundles-server binary into one file, so it starts fast and needs no TypeScript at run time.
+// PGlite stays external: it loads its WebAssembly and data files from beside its own module.
+import * as esbuild from "esbuild"
+
+await esbuild.build({
+  entryPoints: ["src/bin.ts"],
+  outfile: "dist/bin.mjs",
+  bundle: true,
+  platform: "node",
+  format: "esm",
+  target: "node20",
+  sourcemap: true,
+  external: ["@electric-sql/pglite", "pg-native", "cloudflare:sockets"],
+  // Bundled CommonJS dependencies (pg) call require() for Node built-ins.
+  banner: {
+    js:
+      "import { createRequire as __createRequire } from 'node:module';const require = __createRequire(import.meta.url);"
+  },
+  logLevel: "warning"
+})

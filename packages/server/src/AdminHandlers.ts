@@ -1,0 +1,71 @@
+/**
+ * The admin API's handlers: each binds an endpoint of `AdminApi` to the domain.
+ */
+import { Accounts, ApiKeys, Catalog, Orders, Wallet } from "@databundle/core"
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect, Layer } from "effect"
+import { ServerApi } from "./ServerApi.js"
+
+const ok = <A extends object>(value: A) => ({ success: true as const, ...value })
+
+/** Accounts. */
+export const AccountsLive = HttpApiBuilder.group(ServerApi, "accounts", (handlers) =>
+  Effect.gen(function*() {
+    const accounts = yield* Accounts.Accounts
+    return handlers
+      .handle("create", ({ payload }) => Effect.map(accounts.create(payload), ok))
+      .handle("list", ({ urlParams }) => Effect.map(accounts.list(urlParams), ok))
+      .handle("show", ({ path }) => Effect.map(accounts.show(path.account_id), ok))
+      .handle("update", ({ path, payload }) => Effect.map(accounts.update(path.account_id, payload), ok))
+  }))
+
+/** API keys. */
+export const ApiKeysLive = HttpApiBuilder.group(ServerApi, "apiKeys", (handlers) =>
+  Effect.gen(function*() {
+    const apiKeys = yield* ApiKeys.ApiKeys
+    return handlers
+      .handle("create", ({ path }) => Effect.map(apiKeys.create(path.account_id), ok))
+      .handle("revoke", ({ path }) => Effect.map(apiKeys.revoke(path.account_id, path.key_id), (key) => ok({ key })))
+  }))
+
+/** Wallet funding, adjustments, the ledger and its audit. */
+export const WalletsLive = HttpApiBuilder.group(ServerApi, "wallets", (handlers) =>
+  Effect.gen(function*() {
+    const wallet = yield* Wallet.Wallet
+    return handlers
+      .handle("fund", ({ path, payload }) =>
+        Effect.map(
+          wallet.fund(path.account_id, {
+            amount: payload.amount,
+            wallet: payload.wallet,
+            ...(payload.note === undefined ? {} : { note: payload.note })
+          }),
+          ok
+        ))
+      .handle("adjust", ({ path, payload }) => Effect.map(wallet.adjust(path.account_id, payload), ok))
+      .handle("ledger", ({ path, urlParams }) => Effect.map(wallet.ledger(path.account_id, urlParams), ok))
+      .handle("audit", () => Effect.map(wallet.audit, ok))
+  }))
+
+/** Catalogue import and export. */
+export const CatalogFileLive = HttpApiBuilder.group(ServerApi, "catalogFile", (handlers) =>
+  Effect.gen(function*() {
+    const catalog = yield* Catalog.Catalog
+    return handlers
+      .handle("import", ({ payload }) => Effect.map(catalog.importFile(payload), ok))
+      .handle("export", () => Effect.map(catalog.exportFile, ok))
+  }))
+
+/** Orders of every account, and settling a stuck one. */
+export const OrdersAdminLive = HttpApiBuilder.group(ServerApi, "ordersAdmin", (handlers) =>
+  Effect.gen(function*() {
+    const orders = yield* Orders.Orders
+    return handlers
+      .handle("list", ({ urlParams }) => Effect.map(orders.adminList(urlParams), ok))
+      .handle("get", ({ path }) => Effect.map(orders.adminGet(path.order_number), (order) => ok({ order })))
+      .handle("resolve", ({ path, payload }) =>
+        Effect.map(orders.resolve(path.order_number, payload.status), (order) => ok({ order })))
+  }))
+
+/** Every handler of the admin API. */
+export const layer = Layer.mergeAll(AccountsLive, ApiKeysLive, WalletsLive, CatalogFileLive, OrdersAdminLive)

@@ -1,0 +1,48 @@
+/**
+ * The `bundles-server` command: `serve`, `migrate` and the operator's `admin` commands.
+ */
+import { Command, Options } from "@effect/cli"
+import { Console, Effect, Layer } from "effect"
+import * as fs from "node:fs"
+import * as AdminCli from "./AdminCli.js"
+import * as Database from "./Database.js"
+import * as Logging from "./Logging.js"
+import * as Serve from "./Serve.js"
+
+/** The package version, read from its package.json (beside both src/ and dist/). */
+export const VERSION: string = JSON.parse(
+  fs.readFileSync(new URL("../package.json", import.meta.url), "utf8")
+).version
+
+const serve = Command.make("serve", {
+  port: Options.integer("port").pipe(
+    Options.withDescription("Port to listen on (env PORT, default 8080)"),
+    Options.optional
+  ),
+  host: Options.text("host").pipe(
+    Options.withDescription("Address to bind (env HOST, default 127.0.0.1)"),
+    Options.optional
+  ),
+  demo: Options.boolean("demo").pipe(
+    Options.withDescription("On an empty database, load the demo catalogue and a funded demo account")
+  )
+}, (options) => Layer.launch(Serve.layer(options)).pipe(Effect.provide(Logging.toStdout))).pipe(
+  Command.withDescription("Serve /api/v1 and /admin/v1 until SIGINT or SIGTERM")
+)
+
+const migrate = Command.make("migrate", {}, () =>
+  Effect.gen(function*() {
+    yield* Effect.scoped(Layer.build(Database.layer))
+    yield* Console.log(`Migrations applied (${yield* Database.kind} database)`)
+  }).pipe(Effect.provide(Logging.toStderr))).pipe(
+    Command.withDescription("Apply database migrations and exit")
+  )
+
+/** The whole command tree. */
+export const command = Command.make("bundles-server").pipe(
+  Command.withDescription("The data bundle reseller server"),
+  Command.withSubcommands([serve, migrate, AdminCli.command])
+)
+
+/** Runs the command line (`process.argv`). */
+export const run = Command.run(command, { name: "bundles-server", version: VERSION })

@@ -1,0 +1,34 @@
+/**
+ * The database the server runs on: Postgres at `DATABASE_URL`, else the embedded PGlite
+ * in the data directory (kept across restarts). Migrations are applied when it opens.
+ */
+import { Migrations } from "@databundle/core"
+import { PgliteClient } from "@databundle/sql-pglite"
+import { SqlClient } from "@effect/sql"
+import { PgClient } from "@effect/sql-pg"
+import { Effect, Layer, Option } from "effect"
+import * as fs from "node:fs/promises"
+import * as path from "node:path"
+import * as DataDirLock from "./DataDirLock.js"
+import * as ServerConfig from "./ServerConfig.js"
+
+/** Which database is in use, for start-up messages. */
+export type Kind = "postgres" | "embedded"
+
+const client = Layer.unwrapScoped(Effect.gen(function*() {
+  const url = yield* ServerConfig.databaseUrl
+  if (Option.isSome(url)) return PgClient.layer({ url: url.value, applicationName: "bundles-server" })
+  const dataDir = yield* ServerConfig.dataDir
+  const dir = path.join(dataDir, "pgdata")
+  yield* Effect.promise(() => fs.mkdir(dir, { recursive: true, mode: 0o700 }))
+  yield* DataDirLock.acquire(dataDir)
+  return PgliteClient.layer({ dataDir: dir })
+}))
+
+/** The SqlClient, migrated. */
+export const layer: Layer.Layer<SqlClient.SqlClient, unknown> = Layer.effectDiscard(Migrations.migrate).pipe(
+  Layer.provideMerge(client)
+)
+
+/** Which database `layer` opens. */
+export const kind = Effect.map(ServerConfig.databaseUrl, (url): Kind => Option.isSome(url) ? "postgres" : "embedded")

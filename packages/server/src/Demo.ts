@@ -1,0 +1,52 @@
+/**
+ * The demo set-up of `serve --demo`: on an empty database, the demo catalogue from
+ * `examples/catalog.json` and a funded demo account whose key is kept in the data directory
+ * so later starts can show it again.
+ */
+import { Catalog as CatalogContract } from "@databundle/contract"
+import { Accounts, ApiKeys, Catalog, Wallet } from "@databundle/core"
+import { SqlClient } from "@effect/sql"
+import { Effect, Option, Schema } from "effect"
+import * as fs from "node:fs/promises"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+
+/** The demo account's opening balance: GHS 500.00. */
+export const DEMO_FUNDS = 50_000n
+
+/** The demo catalogue, beside the packages in the repository. */
+export const catalogPath = fileURLToPath(new URL("../../../examples/catalog.json", import.meta.url))
+
+const keyFile = (dataDir: string) => path.join(dataDir, "demo-api-key")
+
+/** What the demo set-up found or made. */
+export interface DemoAccount {
+  /** True when this start created it. */
+  readonly created: boolean
+  /** The demo key, when known (it is kept in the data directory). */
+  readonly apiKey: Option.Option<string>
+}
+
+/** Seeds an empty database with the demo catalogue and account; leaves any other database alone. */
+export const seed = (dataDir: string) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const [row] = yield* sql<{ used: boolean }>`
+      SELECT EXISTS (SELECT 1 FROM networks) OR EXISTS (SELECT 1 FROM accounts) AS used
+    `
+    if (row!.used) {
+      const known = yield* Effect.promise(() => fs.readFile(keyFile(dataDir), "utf8").then((s) => s.trim(), () => ""))
+      return { created: false, apiKey: known.length > 0 ? Option.some(known) : Option.none() } satisfies DemoAccount
+    }
+    const text = yield* Effect.promise(() => fs.readFile(catalogPath, "utf8"))
+    const file = yield* Schema.decodeUnknown(Schema.parseJson(CatalogContract.CatalogFile))(text)
+    yield* (yield* Catalog.Catalog).importFile(file)
+    const account = yield* (yield* Accounts.Accounts).create({ name: "Demo Reseller", price_group: "retail" })
+    yield* (yield* Wallet.Wallet).fund(account.id, { amount: DEMO_FUNDS, wallet: "main", note: "Demo funds" })
+    const key = yield* (yield* ApiKeys.ApiKeys).create(account.id)
+    yield* Effect.promise(async () => {
+      await fs.mkdir(dataDir, { recursive: true, mode: 0o700 })
+      await fs.writeFile(keyFile(dataDir), `${key.api_key}\n`, { mode: 0o600 })
+    })
+    return { created: true, apiKey: Option.some(key.api_key) } satisfies DemoAccount
+  }).pipe(Effect.orDie, Effect.withSpan("Demo.seed"))

@@ -1,0 +1,70 @@
+/**
+ * The HTTP application: both APIs with their handlers, the gateway, the OpenAPI documents,
+ * the domain services and the background workers, ready to serve on Node or to mount as
+ * a web-standard handler.
+ */
+import { AdminApi, ResellerApi } from "@databundle/contract"
+import {
+  Accounts,
+  ApiKeys,
+  Catalog,
+  Fulfillment,
+  Orders,
+  RateLimiter,
+  Settings,
+  Wallet,
+  Webhooks
+} from "@databundle/core"
+import { FetchHttpClient, HttpApiBuilder, HttpServerResponse, OpenApi } from "@effect/platform"
+import { Effect, Layer } from "effect"
+import * as AdminHandlers from "./AdminHandlers.js"
+import { AdminAuthLive, ApiKeyAuthLive } from "./Auth.js"
+import * as Gateway from "./Gateway.js"
+import * as RequestLog from "./RequestLog.js"
+import * as ResellerHandlers from "./ResellerHandlers.js"
+import * as Routes from "./Routes.js"
+import { ServerApi } from "./ServerApi.js"
+
+/** The domain services, on the built-in fulfilment simulator and the in-memory rate limiter. */
+export const DomainLive = Layer.mergeAll(
+  Accounts.Accounts.Default,
+  ApiKeys.ApiKeys.Default,
+  Catalog.Catalog.Default,
+  Wallet.Wallet.Default,
+  Orders.Orders.Default,
+  Settings.Settings.Default,
+  RateLimiter.layerMemory
+).pipe(Layer.provide(Fulfillment.FulfillmentProvider.Simulator))
+
+/** The database-driven workers: pending orders and webhook deliveries. */
+export const WorkersLive = Layer.scopedDiscard(Effect.gen(function*() {
+  const orders = yield* Orders.Orders
+  const delivery = yield* Webhooks.WebhookDelivery
+  yield* Effect.forkScoped(orders.runFulfilment)
+  yield* Effect.forkScoped(delivery.run)
+})).pipe(Layer.provide(Webhooks.WebhookDelivery.Default), Layer.provide(FetchHttpClient.layer))
+
+const openApiDocuments = HttpApiBuilder.Router.use((router) =>
+  Effect.gen(function*() {
+    const reseller = yield* HttpServerResponse.json(OpenApi.fromApi(ResellerApi.ResellerApi))
+    const admin = yield* HttpServerResponse.json(OpenApi.fromApi(AdminApi.AdminApi))
+    yield* router.get(`${ResellerApi.RESELLER_PREFIX}/openapi.json`, Effect.succeed(reseller))
+    yield* router.get(`${AdminApi.ADMIN_PREFIX}/openapi.json`, Effect.succeed(admin))
+  }).pipe(Effect.orDie)
+)
+
+/** Both APIs bound to the domain, without the database and the HTTP server. */
+export const ApiLive = Layer.mergeAll(
+  HttpApiBuilder.api(ServerApi).pipe(
+    Layer.provide(ResellerHandlers.layer.pipe(Layer.provide(ApiKeyAuthLive))),
+    Layer.provide(AdminHandlers.layer.pipe(Layer.provide(AdminAuthLive)))
+  ),
+  HttpApiBuilder.middleware(ServerApi, Gateway.make(Routes.make(ServerApi))),
+  openApiDocuments
+)
+
+/** The whole application (APIs, domain and workers), given a SqlClient. */
+export const AppLive = Layer.mergeAll(ApiLive, WorkersLive).pipe(Layer.provideMerge(DomainLive))
+
+/** The request pipeline around the APIs (request ids and log lines). */
+export const middleware = RequestLog.middleware

@@ -1,0 +1,20 @@
+/**
+ * What the server learns about a request while handling it, for its log line and its 500s.
+ */
+import { FiberRef } from "effect"
+import { randomBytes } from "node:crypto"
+
+/** A request's id and, once authenticated, its account. */
+export interface RequestInfo {
+  readonly id: string
+  accountId: number | undefined
+}
+
+/** The current request's info; the request pipeline sets a fresh one per request. */
+export const current: FiberRef.FiberRef<RequestInfo> = FiberRef.unsafeMake<RequestInfo>({
+  id: "none",
+  accountId: undefined
+})
+
+/** A new request id: `req_` and 16 random hex characters. */
+export const newId = (): string => `req_${randomBytes(8).toString("hex")}`

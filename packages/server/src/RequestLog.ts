@@ -1,0 +1,34 @@
+/**
+ * The outermost request middleware: gives every request an id (returned as
+ * `X-Request-Id`) and writes one structured log line per request. It never logs headers,
+ * bodies or query strings, so keys and tokens stay out of the logs.
+ */
+import { HttpApp, HttpMiddleware, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Effect, Exit } from "effect"
+import * as RequestContext from "./RequestContext.js"
+
+/** Wraps the whole HTTP app. */
+export const middleware = HttpMiddleware.make((app) =>
+  Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const info: RequestContext.RequestInfo = { id: RequestContext.newId(), accountId: undefined }
+    const started = performance.now()
+    yield* HttpApp.appendPreResponseHandler((_, response) =>
+      Effect.succeed(HttpServerResponse.setHeader(response, "x-request-id", info.id))
+    )
+    return yield* Effect.locally(app, RequestContext.current, info).pipe(
+      Effect.onExit((exit) =>
+        Effect.logInfo("request").pipe(
+          Effect.annotateLogs({
+            request_id: info.id,
+            method: request.method,
+            path: new URL(request.url, "http://localhost").pathname,
+            status: Exit.isSuccess(exit) ? exit.value.status : 500,
+            duration_ms: Math.round((performance.now() - started) * 10) / 10,
+            ...(info.accountId === undefined ? {} : { account_id: info.accountId })
+          })
+        )
+      )
+    )
+  })
+)

@@ -1,0 +1,79 @@
+/**
+ * The public API's handlers: each binds an endpoint of `ResellerApi` to the domain.
+ */
+import { Account, ResellerApi } from "@databundle/contract"
+import { Catalog, Orders, Wallet } from "@databundle/core"
+import { HttpApiBuilder, HttpApp, HttpServerResponse } from "@effect/platform"
+import { Effect, Layer, Option } from "effect"
+import { ServerApi } from "./ServerApi.js"
+
+/** GET /balance. */
+export const WalletLive = HttpApiBuilder.group(
+  ServerApi,
+  "wallet",
+  (handlers) =>
+    handlers.handle("balance", () =>
+      Effect.gen(function*() {
+        const { accountId } = yield* Account.CurrentAccount
+        const balance = yield* (yield* Wallet.Wallet).balances(accountId)
+        return { success: true as const, balance: Option.getOrThrow(balance) }
+      }))
+)
+
+/** GET /networks and GET /networks/{network_id}/bundles. */
+export const CatalogLive = HttpApiBuilder.group(ServerApi, "catalog", (handlers) =>
+  handlers
+    .handle("networks", () =>
+      Effect.map(Effect.flatMap(Catalog.Catalog, (c) => c.networks), (networks) => ({
+        success: true as const,
+        networks
+      })))
+    .handle("bundles", ({ path }) =>
+      Effect.gen(function*() {
+        const { priceGroupId } = yield* Account.CurrentAccount
+        const listing = yield* (yield* Catalog.Catalog).bundles(path.network_id, priceGroupId)
+        return { success: true as const, ...listing }
+      })))
+
+const placedMessage = (status: string, replayed: boolean) =>
+  replayed
+    ? "Order already placed with this reference"
+    : status === "successful"
+    ? "Order placed successfully"
+    : status === "pending"
+    ? "Order placed and awaiting delivery"
+    : "Order failed; the amount was refunded"
+
+/** POST /orders, GET /orders/{order_number}, GET /orders. */
+export const OrdersLive = HttpApiBuilder.group(ServerApi, "orders", (handlers) =>
+  handlers
+    .handle("place", ({ payload }) =>
+      Effect.gen(function*() {
+        const { accountId } = yield* Account.CurrentAccount
+        const placement = yield* (yield* Orders.Orders).place(accountId, payload)
+        if (placement.replayed) {
+          yield* HttpApp.appendPreResponseHandler((_, response) =>
+            Effect.succeed(HttpServerResponse.setHeader(response, ResellerApi.IDEMPOTENT_REPLAYED_HEADER, "true"))
+          )
+        }
+        return {
+          success: true as const,
+          message: placedMessage(placement.order.status, placement.replayed),
+          order: placement.order,
+          wallet_balance: placement.walletBalance
+        }
+      }))
+    .handle("get", ({ path }) =>
+      Effect.gen(function*() {
+        const { accountId } = yield* Account.CurrentAccount
+        const order = yield* (yield* Orders.Orders).get(accountId, path.order_number)
+        return { success: true as const, order }
+      }))
+    .handle("list", ({ urlParams }) =>
+      Effect.gen(function*() {
+        const { accountId } = yield* Account.CurrentAccount
+        return { success: true as const, ...(yield* (yield* Orders.Orders).list(accountId, urlParams)) }
+      })))
+
+/** Every handler of the public API. */
+export const layer = Layer.mergeAll(WalletLive, CatalogLive, OrdersLive)

@@ -1,0 +1,32 @@
+/**
+ * The server's configuration, read from the environment in this one place.
+ */
+import { Config, Option, type Redacted } from "effect"
+import * as path from "node:path"
+
+/** Where the embedded database, the generated admin token and the demo key live. */
+export const dataDir = Config.string("BUNDLES_DATA_DIR").pipe(
+  Config.withDefault(".bundles"),
+  Config.map((dir) => path.resolve(dir))
+)
+
+/** `DATABASE_URL`: Postgres when set, the embedded PGlite in the data directory when not. */
+export const databaseUrl: Config.Config<Option.Option<Redacted.Redacted>> = Config.option(
+  Config.redacted("DATABASE_URL")
+).pipe(Config.map(Option.filter((url) => url.toString().length > 0)))
+
+/** Everything `serve` needs. */
+export const serveConfig = Config.all({
+  port: Config.port("PORT").pipe(Config.withDefault(8080)),
+  host: Config.string("HOST").pipe(Config.withDefault("127.0.0.1")),
+  tlsCert: Config.option(Config.string("TLS_CERT")),
+  tlsKey: Config.option(Config.string("TLS_KEY"))
+})
+
+/** The admin token when configured; otherwise one is generated into the data directory. */
+export const adminToken: Config.Config<Option.Option<Redacted.Redacted>> = Config.option(
+  Config.redacted("BUNDLES_ADMIN_TOKEN")
+)
+
+/** Request body limits: the public API per the spec, more for the admin API's catalogue imports. */
+export const BODY_LIMITS = { api: 64 * 1024, admin: 1024 * 1024 } as const
