@@ -3,8 +3,6 @@ import { defineProject } from "vitest/config"
 export default defineProject({
   test: {
     name: "contract",
-    include: ["test/**/*.test.ts"],
-    testTimeout: 30_000,
-    hookTimeout: 60_000
+    include: ["test/**/*.test.ts"]
   }
 })

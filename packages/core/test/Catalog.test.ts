@@ -1,0 +1,121 @@
+import { ApiError, Catalog as CatalogContract, Network } from "@databundle/contract"
+import { SqlClient } from "@effect/sql"
+import { assert, describe, layer } from "@effect/vitest"
+import { Effect, Layer, Schema } from "effect"
+import { Catalog } from "../src/Catalog.js"
+import { catalogFile, Domain, seedCatalog } from "./fixtures.js"
+import { targets } from "./TestDatabase.js"
+
+const file = (value: unknown) => Schema.decodeUnknownSync(CatalogContract.CatalogFile)(value)
+
+for (const target of targets) {
+  describe(`Catalog on ${target.name}`, () => {
+    layer(Domain.pipe(Layer.provideMerge(target.layer)), { timeout: 60_000 })((it) => {
+      it.effect("an import creates, a second import of the same file changes nothing", () =>
+        Effect.gen(function*() {
+          const catalog = yield* Catalog
+          const first = yield* catalog.importFile(catalogFile)
+          assert.deepStrictEqual(first, {
+            price_groups: { created: 2, updated: 0, unchanged: 0 },
+            networks: { created: 3, updated: 0, unchanged: 0 },
+            bundles: { created: 4, updated: 0, unchanged: 0 }
+          })
+          const again = yield* catalog.importFile(catalogFile)
+          assert.deepStrictEqual(again, {
+            price_groups: { created: 0, updated: 0, unchanged: 2 },
+            networks: { created: 0, updated: 0, unchanged: 3 },
+            bundles: { created: 0, updated: 0, unchanged: 4 }
+          })
+          // The export is the same catalogue: importing it changes nothing either.
+          const exported = yield* catalog.exportFile
+          const third = yield* catalog.importFile(exported)
+          assert.strictEqual(third.bundles.unchanged, 4)
+          assert.strictEqual(third.networks.unchanged, 3)
+        }))
+
+      it.effect("listings: active networks only, bundle counts, inactive bundles shown, group prices", () =>
+        Effect.gen(function*() {
+          const catalog = yield* Catalog
+          const { networks } = yield* seedCatalog
+          assert.deepStrictEqual(networks.map((n) => [n.slug, n.bundles_count]), [["mtn", 3], ["telecel", 1]])
+          const mtn = networks[0]!
+          const base = yield* catalog.bundles(mtn.id, null)
+          assert.strictEqual(base.network, "MTN")
+          assert.deepStrictEqual(base.bundles.map((b) => [b.name, b.price, b.is_active, b.badge]), [
+            ["MTN 1GB", 550n, true, "Non-expiry"],
+            ["MTN 2GB", 1050n, true, ""],
+            ["MTN 500MB", 300n, false, ""]
+          ])
+          const sql = yield* SqlClient.SqlClient
+          const [agent] = yield* sql<{ id: number }>`SELECT id FROM price_groups WHERE name = 'agent'`
+          const priced = yield* catalog.bundles(mtn.id, agent!.id)
+          assert.deepStrictEqual(priced.bundles.map((b) => b.price), [500n, 1050n, 300n])
+        }))
+
+      it.effect("an unknown or inactive network is not found", () =>
+        Effect.gen(function*() {
+          const catalog = yield* Catalog
+          yield* seedCatalog
+          const exported = yield* catalog.exportFile
+          assert.isTrue(exported.networks.some((n) => n.slug === "closed" && !n.active))
+          assert.instanceOf(yield* Effect.flip(catalog.bundles(999_999, null)), Network.NetworkNotFound)
+        }))
+
+      it.effect("a changed price is one update, shown to this process at once; a dropped group price is removed", () =>
+        Effect.gen(function*() {
+          const catalog = yield* Catalog
+          const { mtn1gb, networks } = yield* seedCatalog
+          const changed: CatalogContract.CatalogFile = {
+            ...catalogFile,
+            networks: catalogFile.networks.map((n) =>
+              n.slug !== "mtn"
+                ? n
+                : { ...n, bundles: n.bundles.map((b) => b.key === "mtn-1gb" ? { ...b, price: 600n, prices: {} } : b) }
+            )
+          }
+          const summary = yield* catalog.importFile(changed)
+          assert.deepStrictEqual(summary.bundles, { created: 0, updated: 1, unchanged: 3 })
+          const listed = yield* catalog.bundles(networks[0]!.id, null)
+          assert.strictEqual(listed.bundles.find((b) => b.id === mtn1gb)!.price, 600n)
+          const exported = yield* catalog.exportFile
+          const bundle = exported.networks[0]!.bundles.find((b) => b.key === "mtn-1gb")!
+          assert.deepStrictEqual(bundle.prices, {})
+          yield* catalog.importFile(catalogFile)
+        }))
+
+      it.effect("duplicate slugs and keys and unknown price groups are refused, changing nothing", () =>
+        Effect.gen(function*() {
+          const catalog = yield* Catalog
+          yield* seedCatalog
+          const before = yield* catalog.exportFile
+          const bad = file({
+            price_groups: [],
+            networks: [
+              {
+                slug: "dup",
+                name: "A",
+                color: "#000000",
+                delivery: "x",
+                bundles: [{ key: "k1", size: "1GB", name: "A", price: 1, prices: { vip: 1 } }]
+              },
+              {
+                slug: "dup",
+                name: "B",
+                color: "#000000",
+                delivery: "x",
+                bundles: [{ key: "k1", size: "1GB", name: "B", price: 1 }]
+              }
+            ]
+          })
+          const error = yield* Effect.flip(catalog.importFile(bad))
+          assert.instanceOf(error, ApiError.ValidationError)
+          assert.deepStrictEqual(Object.keys((error as ApiError.ValidationError).errors).sort(), [
+            "networks[0].bundles[0].prices.vip",
+            "networks[1].bundles[0].key",
+            "networks[1].slug"
+          ])
+          assert.deepStrictEqual(yield* catalog.exportFile, before)
+        }))
+    })
+  })
+}

@@ -1,0 +1,65 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, TestClock } from "effect"
+import { decide, layerMemory, RateLimiter } from "../src/RateLimiter.js"
+
+const quotas = [{ scope: "all" as const, limit: 60 }, { scope: "orders" as const, limit: 10 }]
+
+describe("RateLimiter", () => {
+  it("decide reports the tightest scope and refuses at the limit", () => {
+    const now = 1_000_000_000
+    const second = now / 1000
+    const allowed = decide(quotas, [[[second, 5]], [[second - 30, 3]]], now)
+    assert.deepStrictEqual(
+      [allowed.allowed, allowed.scope, allowed.limit, allowed.remaining, allowed.resetSeconds],
+      [true, "orders", 10, 6, 31]
+    )
+    const refused = decide(quotas, [[[second, 5]], [[second - 30, 4], [second - 10, 6]]], now)
+    assert.deepStrictEqual([refused.allowed, refused.scope, refused.retryAfterSeconds], [false, "orders", 31])
+  })
+
+  it.effect("no 60-second window holds more than the limit; refused requests count nowhere", () =>
+    Effect.gen(function*() {
+      const limiter = yield* RateLimiter
+      const admitted: Array<number> = []
+      // Offer a request every 500 ms for three minutes.
+      for (let t = 0; t < 180_000; t += 500) {
+        const decision = yield* limiter.consume("account:1", quotas)
+        if (decision.allowed) admitted.push(t)
+        else assert.isAbove(decision.retryAfterSeconds, 0)
+        yield* TestClock.adjust("500 millis")
+      }
+      for (const start of admitted) {
+        const inWindow = admitted.filter((t) => t >= start && t < start + 60_000).length
+        assert.isAtMost(inWindow, 10)
+      }
+      // The limit is used, not starved: about 10 a minute over three minutes.
+      assert.isAtLeast(admitted.length, 27)
+      // Another subject has its own quota.
+      assert.isTrue((yield* limiter.consume("account:2", quotas)).allowed)
+    }).pipe(Effect.provide(layerMemory)))
+
+  it.effect("a request refused by one scope consumes none of the others", () =>
+    Effect.gen(function*() {
+      const limiter = yield* RateLimiter
+      const tight = [{ scope: "all" as const, limit: 5 }, { scope: "orders" as const, limit: 2 }]
+      const results = []
+      for (let i = 0; i < 4; i++) results.push(yield* limiter.consume("s", tight))
+      assert.deepStrictEqual(results.map((r) => r.allowed), [true, true, false, false])
+      const all = yield* limiter.consume("s", [{ scope: "all", limit: 5 }])
+      assert.strictEqual(all.remaining, 2)
+    }).pipe(Effect.provide(layerMemory)))
+
+  it.effect("retry-after is when a slot frees", () =>
+    Effect.gen(function*() {
+      const limiter = yield* RateLimiter
+      const one = [{ scope: "orders" as const, limit: 1 }]
+      assert.isTrue((yield* limiter.consume("s", one)).allowed)
+      yield* TestClock.adjust("20 seconds")
+      const refused = yield* limiter.consume("s", one)
+      assert.isFalse(refused.allowed)
+      yield* TestClock.adjust(`${refused.retryAfterSeconds - 1} seconds`)
+      assert.isFalse((yield* limiter.consume("s", one)).allowed)
+      yield* TestClock.adjust("1 second")
+      assert.isTrue((yield* limiter.consume("s", one)).allowed)
+    }).pipe(Effect.provide(layerMemory)))
+})
