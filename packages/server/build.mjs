@@ -1,10 +1,13 @@
 // Bundles the bundles-server binary into one file, so it starts fast and needs no TypeScript at run time.
 // PGlite stays external: it loads its WebAssembly and data files from beside its own module.
 import * as esbuild from "esbuild"
+import { fileURLToPath } from "node:url"
+
+const here = (path) => fileURLToPath(new URL(path, import.meta.url))
 
 await esbuild.build({
-  entryPoints: ["src/bin.ts"],
-  outfile: "dist/bin.mjs",
+  entryPoints: [here("src/bin.ts")],
+  outfile: here("dist/bin.mjs"),
   bundle: true,
   platform: "node",
   format: "esm",
@@ -13,8 +16,7 @@ await esbuild.build({
   external: ["@electric-sql/pglite", "pg-native", "cloudflare:sockets"],
   // Bundled CommonJS dependencies (pg) call require() for Node built-ins.
   banner: {
-    js:
-      "import { createRequire as __createRequire } from 'node:module';const require = __createRequire(import.meta.url);"
+    js: "import { createRequire as __createRequire } from 'node:module';const require = __createRequire(import.meta.url);"
   },
   logLevel: "warning"
 })
