@@ -16,7 +16,8 @@ await esbuild.build({
   external: ["@electric-sql/pglite", "pg-native", "cloudflare:sockets"],
   // Bundled CommonJS dependencies (pg) call require() for Node built-ins.
   banner: {
-    js: "import { createRequire as __createRequire } from 'node:module';const require = __createRequire(import.meta.url);"
+    js:
+      "import { createRequire as __createRequire } from 'node:module';const require = __createRequire(import.meta.url);"
   },
   logLevel: "warning"
 })

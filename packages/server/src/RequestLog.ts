@@ -23,7 +23,8 @@ export const middleware = HttpMiddleware.make((app) =>
             request_id: info.id,
             method: request.method,
             path: new URL(request.url, "http://localhost").pathname,
-            status: Exit.isSuccess(exit) ? exit.value.status : 500,
+            // 499: the client went away before the answer (its order may still have been placed).
+            status: Exit.isSuccess(exit) ? exit.value.status : Exit.isInterrupted(exit) ? 499 : 500,
             duration_ms: Math.round((performance.now() - started) * 10) / 10,
             ...(info.accountId === undefined ? {} : { account_id: info.accountId })
           })

@@ -5,7 +5,7 @@
 import { formatGhs } from "@databundle/contract/Money"
 import { HttpApiBuilder, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Console, Effect, Layer, Option } from "effect"
+import { Console, Duration, Effect, Layer, Option } from "effect"
 import * as fs from "node:fs"
 import * as http from "node:http"
 import * as https from "node:https"
@@ -13,6 +13,7 @@ import * as path from "node:path"
 import * as AdminToken from "./AdminToken.js"
 import * as Database from "./Database.js"
 import * as Demo from "./Demo.js"
+import * as Drain from "./Drain.js"
 import * as Http from "./Http.js"
 import * as ServerConfig from "./ServerConfig.js"
 
@@ -80,15 +81,22 @@ export const layer = (options: ServeOptions) =>
     const port = Option.getOrElse(options.port, () => config.port)
     const host = Option.getOrElse(options.host, () => config.host)
     const tls = Option.all({ cert: config.tlsCert, key: config.tlsKey })
-    const server = Option.match(tls, {
-      onNone: () => () => http.createServer(),
-      onSome: ({ cert, key }) => () =>
+    const server: http.Server = Option.match(tls, {
+      onNone: () => http.createServer(),
+      onSome: ({ cert, key }) =>
         https.createServer({ cert: fs.readFileSync(cert), key: fs.readFileSync(key) }) as unknown as http.Server
     })
-    return Layer.effectDiscard(banner(options, Option.isSome(tls))).pipe(
+    const requests = Drain.track(server)
+    // Built last, so released first: requests in flight finish while the application and
+    // the database are still there.
+    const started = Layer.scopedDiscard(Effect.zipRight(
+      banner(options, Option.isSome(tls)),
+      Effect.addFinalizer(() => Drain.drain(server, requests, Duration.seconds(10)))
+    ))
+    return started.pipe(
       Layer.provideMerge(HttpApiBuilder.serve(Http.middleware)),
+      Layer.provide(NodeHttpServer.layer(() => server, { port, host })),
       Layer.provide(Http.AppLive),
-      Layer.provide(Database.layer),
-      Layer.provide(NodeHttpServer.layer(server, { port, host }))
+      Layer.provide(Database.layer)
     )
   }))

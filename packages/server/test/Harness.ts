@@ -6,7 +6,7 @@ import { AdminApi, Catalog, ResellerApi } from "@databundle/contract"
 import type { Target } from "@databundle/core/testing"
 import { HttpApiBuilder, HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { ConfigProvider, Effect, Layer, Schema } from "effect"
+import { ConfigProvider, Effect, Layer, Logger, LogLevel, Schema } from "effect"
 import * as fs from "node:fs/promises"
 import * as Demo from "../src/Demo.js"
 import * as Http from "../src/Http.js"
@@ -31,7 +31,9 @@ export const serverLayer = (target: Target, extra: Record<string, string> = {}) 
     Layer.provide(Http.AppLive),
     Layer.provide(target.layer),
     Layer.provideMerge(NodeHttpServer.layerTest),
-    Layer.provide(testConfig(extra))
+    Layer.provide(testConfig(extra)),
+    // One log line per request would bury the test report.
+    Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))
   )
 
 /** A public API client sending `key` (or no key at all). */

@@ -1,0 +1,75 @@
+import { assert, describe, it } from "@effect/vitest"
+import { ConfigProvider, Effect, Fiber, Layer, Option } from "effect"
+import * as fs from "node:fs"
+import * as net from "node:net"
+import * as os from "node:os"
+import * as path from "node:path"
+import * as Serve from "../src/Serve.js"
+
+const freePort = Effect.async<number>((resume) => {
+  const probe = net.createServer().listen(0, "127.0.0.1", () => {
+    const { port } = probe.address() as net.AddressInfo
+    probe.close(() => resume(Effect.succeed(port)))
+  })
+})
+
+describe("shutdown", () => {
+  it.live(
+    "stopping the server (SIGTERM, SIGINT) refuses new connections and answers the requests in flight",
+    () =>
+      Effect.gen(function*() {
+        const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "bundles-shutdown-"))
+        const port = yield* freePort
+        const config = ConfigProvider.fromMap(new Map([["BUNDLES_DATA_DIR", dataDir], ["BUNDLES_ADMIN_TOKEN", "t"]]))
+        const server = yield* Layer.launch(Serve.layer({ port: Option.some(port), host: Option.none(), demo: true }))
+          .pipe(
+            Effect.withConfigProvider(config),
+            Effect.fork
+          )
+        const base = `http://127.0.0.1:${port}`
+        const key = yield* Effect.promise(async () => {
+          for (let i = 0; i < 200; i++) {
+            const file = path.join(dataDir, "demo-api-key")
+            if (fs.existsSync(file)) {
+              const key = fs.readFileSync(file, "utf8").trim()
+              if ((await fetch(`${base}/api/v1/balance`, { headers: { "x-api-key": key } }).catch(() => null))?.ok) {
+                return key
+              }
+            }
+            await new Promise((r) => setTimeout(r, 50))
+          }
+          throw new Error("server did not start")
+        })
+        // An order whose body is still arriving when the server is told to stop.
+        const body = JSON.stringify({ bundle_id: 1, phone_number: "0241000001", reference: "shutdown-1" })
+        const socket = net.connect(port, "127.0.0.1")
+        const answer = new Promise<string>((resolve) => {
+          let text = ""
+          socket.on("data", (chunk) => text += chunk)
+          socket.on("close", () => resolve(text))
+        })
+        socket.write(
+          `POST /api/v1/orders HTTP/1.1\r\nHost: 127.0.0.1\r\nx-api-key: ${key}\r\n` +
+            `content-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, 10)}`
+        )
+        yield* Effect.sleep("200 millis")
+        const stopping = yield* Effect.fork(Fiber.interrupt(server))
+        yield* Effect.sleep("200 millis")
+        // New connections are refused while the one in flight is still served.
+        const refused = yield* Effect.promise(() =>
+          fetch(`${base}/api/v1/balance`).then(() => "served", () => "refused")
+        )
+        assert.strictEqual(refused, "refused")
+        socket.write(body.slice(10))
+        // `answer` settles when the server closes the connection after answering.
+        const response = yield* Effect.promise(() => answer)
+        assert.match(response, /^HTTP\/1\.1 200 /)
+        assert.match(response, /"status":"successful"/)
+        yield* Fiber.join(stopping)
+        // The port is free again and the data directory is unlocked.
+        assert.isFalse(fs.existsSync(path.join(dataDir, "server.pid")))
+        fs.rmSync(dataDir, { recursive: true, force: true })
+      }),
+    { timeout: 60_000 }
+  )
+})
