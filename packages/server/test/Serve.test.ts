@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Fiber, Layer, Option } from "effect"
 import * as fs from "node:fs"
+import * as https from "node:https"
 import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -13,7 +14,7 @@ const freePort = Effect.async<number>((resume) => {
   })
 })
 
-describe("shutdown", () => {
+describe("serve", () => {
   it.live(
     "stopping the server (SIGTERM, SIGINT) refuses new connections and answers the requests in flight",
     () =>
@@ -72,4 +73,55 @@ describe("shutdown", () => {
       }),
     { timeout: 60_000 }
   )
+
+  it.live("serves HTTPS with TLS_CERT and TLS_KEY", () =>
+    Effect.gen(function*() {
+      const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "bundles-tls-"))
+      const port = yield* freePort
+      const fixture = (name: string) => new URL(`fixtures/${name}`, import.meta.url).pathname
+      const config = ConfigProvider.fromMap(
+        new Map([
+          ["BUNDLES_DATA_DIR", dataDir],
+          ["BUNDLES_ADMIN_TOKEN", "t"],
+          ["TLS_CERT", fixture("tls-cert.pem")],
+          ["TLS_KEY", fixture("tls-key.pem")]
+        ])
+      )
+      const server = yield* Layer.launch(Serve.layer({ port: Option.some(port), host: Option.none(), demo: false }))
+        .pipe(
+          Effect.withConfigProvider(config),
+          Effect.fork
+        )
+      const get = () =>
+        new Promise<{ status: number; body: string }>((resolve, reject) => {
+          const request = https.get({
+            host: "127.0.0.1",
+            port,
+            path: "/api/v1/balance",
+            ca: fs.readFileSync(fixture("tls-cert.pem"))
+          }, (response) => {
+            let body = ""
+            response.on("data", (chunk) => body += chunk)
+            response.on("end", () => resolve({ status: response.statusCode!, body }))
+          })
+          request.on("error", reject)
+        })
+      const answer = yield* Effect.promise(async () => {
+        for (let i = 0; i < 200; i++) {
+          const result = await get().catch(() => null)
+          if (result !== null) return result
+          await new Promise((r) => setTimeout(r, 50))
+        }
+        throw new Error("no HTTPS answer")
+      })
+      assert.strictEqual(answer.status, 401)
+      assert.strictEqual(JSON.parse(answer.body).success, false)
+      // Plain HTTP on the same port is not served.
+      const plain = yield* Effect.promise(() =>
+        fetch(`http://127.0.0.1:${port}/api/v1/balance`).then((r) => r.status, () => "refused")
+      )
+      assert.notStrictEqual(plain, 401)
+      yield* Fiber.interrupt(server)
+      fs.rmSync(dataDir, { recursive: true, force: true })
+    }), { timeout: 60_000 })
 })
