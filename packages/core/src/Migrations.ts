@@ -136,13 +136,64 @@ const initial = [
     WHERE delivered_at IS NULL AND abandoned_at IS NULL`
 ]
 
+// Rate-limit counts are scratch data: unlogged (no WAL), so a crash may forget the last
+// minute's counts, never anything that matters more.
+const rateLimits = [
+  `CREATE UNLOGGED TABLE rate_limit_counts (
+    subject text NOT NULL,
+    scope text NOT NULL,
+    bucket bigint NOT NULL,
+    count integer NOT NULL,
+    PRIMARY KEY (subject, scope, bucket)
+  )`,
+  // One call decides and counts atomically for every process on the database: a per-subject
+  // advisory lock serialises the decisions of one subject, and each query inside the function
+  // sees what the previous holder of the lock committed. Returns the counts of the window as
+  // they were before this request, by scope: {"orders": [[second, count], ...], ...}.
+  `CREATE FUNCTION bundles_rate_limit(p_subject text, p_scopes text[], p_limits integer[], p_count boolean)
+  RETURNS TABLE (now_ms bigint, counts jsonb)
+  LANGUAGE plpgsql AS $$
+  DECLARE
+    v_now_ms bigint;
+    v_second bigint;
+    v_counts jsonb;
+    v_admit boolean := true;
+  BEGIN
+    PERFORM pg_advisory_xact_lock(hashtextextended(p_subject, 0));
+    v_now_ms := floor(extract(epoch FROM clock_timestamp()) * 1000);
+    v_second := v_now_ms / 1000;
+    SELECT coalesce(jsonb_object_agg(per_scope.scope, per_scope.buckets), '{}'::jsonb) INTO v_counts
+    FROM (
+      SELECT c.scope, jsonb_agg(jsonb_build_array(c.bucket, c.count) ORDER BY c.bucket) AS buckets
+      FROM rate_limit_counts c
+      WHERE c.subject = p_subject AND c.scope = ANY (p_scopes) AND c.bucket > v_second - 61
+      GROUP BY c.scope
+    ) per_scope;
+    FOR i IN 1 .. coalesce(array_length(p_scopes, 1), 0) LOOP
+      IF (
+        SELECT coalesce(sum((b ->> 1)::integer), 0) FROM jsonb_array_elements(v_counts -> p_scopes[i]) b
+      ) >= p_limits[i] THEN
+        v_admit := false;
+      END IF;
+    END LOOP;
+    IF p_count AND v_admit THEN
+      INSERT INTO rate_limit_counts AS c (subject, scope, bucket, count)
+      SELECT p_subject, s, v_second, 1 FROM unnest(p_scopes) AS s
+      ON CONFLICT (subject, scope, bucket) DO UPDATE SET count = c.count + 1;
+    END IF;
+    RETURN QUERY SELECT v_now_ms, v_counts;
+  END
+  $$`
+]
+
 const statements = (list: ReadonlyArray<string>) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) => Effect.forEach(list, (text) => sql.unsafe(text), { discard: true }))
 
 /** Applies every pending migration; safe to run from several processes at once. */
 export const migrate = Migrator.make({})({
   loader: Migrator.fromRecord({
-    "0001_initial": statements(initial)
+    "0001_initial": statements(initial),
+    "0002_rate_limits": statements(rateLimits)
   }),
   table: "bundles_migrations"
 })

@@ -8,21 +8,27 @@
  * holds more than the limit (the price: a limit may free up to a second late). A refused
  * request is counted nowhere.
  *
- * The store is the Layer: `layerMemory` serves one process.
+ * The store is the Layer: `layerMemory` serves one process; `layerSql` keeps the counts in
+ * the database, so every process on it enforces one limit together.
  */
 import type { RateLimit } from "@databundle/contract"
+import { SqlClient } from "@effect/sql"
 import { Clock, Context, Effect, Layer, Schedule } from "effect"
+import { orDie } from "./Database.js"
+
+/** The limited scopes: the spec's three, and failed authentications per client address. */
+export type Scope = RateLimit.RateLimitScope | "auth"
 
 /** A scope a request falls in, with the limit that applies to it. */
 export interface Quota {
-  readonly scope: RateLimit.RateLimitScope
+  readonly scope: Scope
   readonly limit: number
 }
 
 /** What the limiter decided, reported for the tightest scope (or the one that refused). */
 export interface RateDecision {
   readonly allowed: boolean
-  readonly scope: RateLimit.RateLimitScope
+  readonly scope: Scope
   readonly limit: number
   readonly remaining: number
   /** Seconds until the scope's count next goes down. */
@@ -34,32 +40,22 @@ export interface RateDecision {
 /** The number of one-second buckets a check spans: this second and the 60 before it. */
 export const WINDOW_BUCKETS = 61
 
-/** Counts of one subject and scope: [bucket, count] pairs, oldest first, within the window. */
-type Buckets = Array<[bucket: number, count: number]>
-
-const prune = (buckets: Buckets, now: number) => {
-  const oldest = now - WINDOW_BUCKETS + 1
-  let drop = 0
-  while (drop < buckets.length && buckets[drop]![0] < oldest) drop++
-  if (drop > 0) buckets.splice(0, drop)
-}
+/** Counted requests of one subject and scope: [second, count] pairs, oldest first. */
+export type Counts = ReadonlyArray<readonly [second: number, count: number]>
 
 /**
- * The decision for counted buckets, as a pure function so every store shares it.
- * `counts` maps each quota to its buckets (oldest first), `nowMs` is the current time.
+ * The decision for the counts in the window, as a pure function so every store shares it.
+ * `counts[i]` holds the counts of `quotas[i]` (oldest first); `nowMs` is the current time.
+ * An admitted request is reported as if already counted (`remaining` excludes it).
  */
-export const decide = (
-  quotas: ReadonlyArray<Quota>,
-  counts: ReadonlyArray<ReadonlyArray<readonly [number, number]>>,
-  nowMs: number
-): RateDecision => {
+export const decide = (quotas: ReadonlyArray<Quota>, counts: ReadonlyArray<Counts>, nowMs: number): RateDecision => {
   const second = Math.floor(nowMs / 1000)
   // When bucket b leaves the window, in seconds from now.
   const expiry = (bucket: number) => Math.max(1, Math.ceil(((bucket + WINDOW_BUCKETS) * 1000 - nowMs) / 1000))
   let refused: RateDecision | undefined
   let tightest: RateDecision | undefined
   quotas.forEach((quota, i) => {
-    const buckets = counts[i]!
+    const buckets = (counts[i] ?? []).filter(([bucket]) => bucket > second - WINDOW_BUCKETS)
     const used = buckets.reduce((sum, [, count]) => sum + count, 0)
     if (used >= quota.limit) {
       // The oldest buckets must leave until fewer than `limit` remain.
@@ -83,13 +79,12 @@ export const decide = (
       return
     }
     const remaining = quota.limit - used - 1
-    const oldest = buckets.length > 0 ? buckets[0]![0] : second
     const candidate: RateDecision = {
       allowed: true,
       scope: quota.scope,
       limit: quota.limit,
       remaining,
-      resetSeconds: expiry(oldest),
+      resetSeconds: expiry(buckets.length > 0 ? buckets[0]![0] : second),
       retryAfterSeconds: 0
     }
     if (
@@ -106,6 +101,8 @@ export const decide = (
 export class RateLimiter extends Context.Tag("core/RateLimiter")<RateLimiter, {
   /** Admits a request of `subject` falling in every scope of `quotas`, counting it only if admitted. */
   readonly consume: (subject: string, quotas: ReadonlyArray<Quota>) => Effect.Effect<RateDecision>
+  /** What `consume` would decide, counting nothing. */
+  readonly check: (subject: string, quotas: ReadonlyArray<Quota>) => Effect.Effect<RateDecision>
 }>() {}
 
 /**
@@ -115,39 +112,88 @@ export class RateLimiter extends Context.Tag("core/RateLimiter")<RateLimiter, {
 export const layerMemory: Layer.Layer<RateLimiter> = Layer.scoped(
   RateLimiter,
   Effect.gen(function*() {
-    const store = new Map<string, Buckets>()
-    const sweep = Effect.gen(function*() {
-      const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
-      for (const [key, buckets] of store) {
-        prune(buckets, now)
-        if (buckets.length === 0) store.delete(key)
+    const store = new Map<string, Array<[number, number]>>()
+    const live = (key: string, second: number) => {
+      const buckets = store.get(key) ?? []
+      let drop = 0
+      while (drop < buckets.length && buckets[drop]![0] <= second - WINDOW_BUCKETS) drop++
+      if (drop > 0) buckets.splice(0, drop)
+      return buckets
+    }
+    const sweep = Effect.map(Clock.currentTimeMillis, (nowMs) => {
+      const second = Math.floor(nowMs / 1000)
+      for (const key of store.keys()) {
+        if (live(key, second).length === 0) store.delete(key)
       }
     })
     yield* Effect.forkScoped(Effect.repeat(sweep, Schedule.spaced("60 seconds")))
-    return RateLimiter.of({
-      consume: (subject, quotas) =>
-        Effect.map(Clock.currentTimeMillis, (nowMs) => {
-          const second = Math.floor(nowMs / 1000)
-          const lists = quotas.map((quota) => {
-            const key = `${subject}\u0000${quota.scope}`
-            let buckets = store.get(key)
-            if (buckets === undefined) {
-              buckets = []
-              store.set(key, buckets)
-            }
-            prune(buckets, second)
-            return buckets
+
+    const run = (subject: string, quotas: ReadonlyArray<Quota>, count: boolean) =>
+      Effect.map(Clock.currentTimeMillis, (nowMs) => {
+        const second = Math.floor(nowMs / 1000)
+        const keys = quotas.map((quota) => `${subject}\u0000${quota.scope}`)
+        const lists = keys.map((key) => live(key, second))
+        const decision = decide(quotas, lists, nowMs)
+        if (count && decision.allowed) {
+          keys.forEach((key, i) => {
+            const buckets = lists[i]!
+            const last = buckets[buckets.length - 1]
+            if (last !== undefined && last[0] === second) last[1]++
+            else buckets.push([second, 1])
+            store.set(key, buckets)
           })
-          const decision = decide(quotas, lists, nowMs)
-          if (decision.allowed) {
-            for (const buckets of lists) {
-              const last = buckets[buckets.length - 1]
-              if (last !== undefined && last[0] === second) last[1]++
-              else buckets.push([second, 1])
-            }
-          }
-          return decision
-        })
+        }
+        return decision
+      })
+
+    return RateLimiter.of({
+      consume: (subject, quotas) => run(subject, quotas, true),
+      check: (subject, quotas) => run(subject, quotas, false)
+    })
+  })
+)
+
+/**
+ * A store in the database, shared by every process on it. One statement per decision: the
+ * `bundles_rate_limit` function (migration 0002) takes a per-subject advisory lock, reads
+ * the window's counts, counts the request when every scope has room, and returns the
+ * counts it read with the database's clock, from which `decide` reports. Old buckets are
+ * swept every minute.
+ */
+export const layerSql: Layer.Layer<RateLimiter, never, SqlClient.SqlClient> = Layer.scoped(
+  RateLimiter,
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+
+    const sweep = orDie(sql`
+      DELETE FROM rate_limit_counts
+      WHERE bucket <= floor(extract(epoch FROM clock_timestamp()))::bigint - ${WINDOW_BUCKETS}
+    `)
+    yield* Effect.forkScoped(
+      Effect.repeat(
+        Effect.catchAllCause(sweep, (cause) => Effect.logWarning("rate limit sweep failed", cause)),
+        Schedule.spaced("60 seconds")
+      )
+    )
+
+    const run = (subject: string, quotas: ReadonlyArray<Quota>, count: boolean) =>
+      Effect.gen(function*() {
+        const [row] = yield* sql<{ now_ms: string; counts: Record<string, Array<[number, number]>> }>`
+          SELECT now_ms, counts FROM bundles_rate_limit(
+            ${subject},
+            ${`{${quotas.map((q) => q.scope).join(",")}}`}::text[],
+            ${`{${quotas.map((q) => q.limit).join(",")}}`}::integer[],
+            ${count}
+          )
+        `
+        // The function applies the same rule as `decide` (admit when every scope has room) to
+        // the same counts, so `decide` describes what it did.
+        return decide(quotas, quotas.map((q) => row!.counts[q.scope] ?? []), Number(row!.now_ms))
+      }).pipe(orDie, Effect.withSpan("RateLimiter.consume"))
+
+    return RateLimiter.of({
+      consume: (subject, quotas) => run(subject, quotas, true),
+      check: (subject, quotas) => run(subject, quotas, false)
     })
   })
 )

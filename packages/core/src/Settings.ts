@@ -40,7 +40,12 @@ export class Settings extends Effect.Service<Settings>()("core/Settings", {
       /** How long the simulator keeps a `...9999` order pending. */
       simulatorPending: yield* seconds("BUNDLES_SIMULATOR_PENDING_SECONDS", 30),
       /** The longest an API key lookup is reused: bounds how late a revoke or suspension bites. */
-      authCacheTtl: yield* seconds("BUNDLES_AUTH_CACHE_SECONDS", 5),
+      authCacheTtl: yield* seconds("BUNDLES_AUTH_CACHE_SECONDS", 2),
+      /** Failed authentications a client address may make per minute before it is refused outright. */
+      authFailureLimit: yield* Config.integer("BUNDLES_AUTH_FAILURE_LIMIT").pipe(
+        Config.withDefault(20),
+        Config.validate({ message: "must be at least 1", validation: (n) => n >= 1 })
+      ),
       /** The longest a catalogue read is reused: bounds how late a catalogue import shows. */
       catalogCacheTtl: yield* seconds("BUNDLES_CATALOG_CACHE_SECONDS", 5),
       /** How often the background workers look for due work (pending orders, webhook deliveries). */

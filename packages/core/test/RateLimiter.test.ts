@@ -1,6 +1,8 @@
-import { assert, describe, it } from "@effect/vitest"
-import { Effect, TestClock } from "effect"
-import { decide, layerMemory, RateLimiter } from "../src/RateLimiter.js"
+import { SqlClient } from "@effect/sql"
+import { assert, describe, it, layer } from "@effect/vitest"
+import { Effect, Layer, TestClock } from "effect"
+import { decide, layerMemory, layerSql, RateLimiter } from "../src/RateLimiter.js"
+import { targets } from "./TestDatabase.js"
 
 const quotas = [{ scope: "all" as const, limit: 60 }, { scope: "orders" as const, limit: 10 }]
 
@@ -63,3 +65,53 @@ describe("RateLimiter", () => {
       assert.isTrue((yield* limiter.consume("s", one)).allowed)
     }).pipe(Effect.provide(layerMemory)))
 })
+
+for (const target of targets) {
+  describe(`RateLimiter in the database on ${target.name}`, () => {
+    layer(layerSql.pipe(Layer.provideMerge(target.layer)), { timeout: 60_000 })((it) => {
+      it.effect("admits up to the limit, refuses the rest, and counts only what it admits", () =>
+        Effect.gen(function*() {
+          const limiter = yield* RateLimiter
+          const tight = [{ scope: "all" as const, limit: 5 }, { scope: "orders" as const, limit: 2 }]
+          const results = []
+          for (let i = 0; i < 4; i++) results.push(yield* limiter.consume("sql:a", tight))
+          assert.deepStrictEqual(results.map((r) => [r.allowed, r.scope, r.remaining]), [
+            [true, "orders", 1],
+            [true, "orders", 0],
+            [false, "orders", 0],
+            [false, "orders", 0]
+          ])
+          assert.isAtLeast(results[2]!.retryAfterSeconds, 59)
+          const all = yield* limiter.check("sql:a", [{ scope: "all", limit: 5 }])
+          assert.deepStrictEqual([all.allowed, all.remaining], [true, 2])
+          // check counted nothing.
+          assert.strictEqual((yield* limiter.check("sql:a", [{ scope: "all", limit: 5 }])).remaining, 2)
+        }))
+
+      it.effect("concurrent requests of one subject never exceed the limit", () =>
+        Effect.gen(function*() {
+          const limiter = yield* RateLimiter
+          const quota = [{ scope: "orders" as const, limit: 10 }]
+          const results = yield* Effect.all(
+            Array.from({ length: 40 }, () => limiter.consume("sql:b", quota)),
+            { concurrency: "unbounded" }
+          )
+          assert.strictEqual(results.filter((r) => r.allowed).length, 10)
+          const sql = yield* SqlClient.SqlClient
+          const [row] = yield* sql<{ total: string }>`
+            SELECT sum(count) AS total FROM rate_limit_counts WHERE subject = 'sql:b'
+          `
+          assert.strictEqual(Number(row!.total), 10)
+        }))
+
+      it.effect("subjects are independent", () =>
+        Effect.gen(function*() {
+          const limiter = yield* RateLimiter
+          const one = [{ scope: "balance" as const, limit: 1 }]
+          assert.isTrue((yield* limiter.consume("sql:c", one)).allowed)
+          assert.isFalse((yield* limiter.consume("sql:c", one)).allowed)
+          assert.isTrue((yield* limiter.consume("sql:d", one)).allowed)
+        }))
+    })
+  })
+}

@@ -25,6 +25,12 @@ const serve = Command.make("serve", {
   ),
   demo: Options.boolean("demo").pipe(
     Options.withDescription("On an empty database, load the demo catalogue and a funded demo account")
+  ),
+  workers: Options.integer("workers").pipe(
+    Options.withDescription(
+      "Server processes sharing the port (env BUNDLES_WORKERS, default 1); more than one needs Postgres"
+    ),
+    Options.optional
   )
 }, (options) => Layer.launch(Serve.layer(options)).pipe(Effect.provide(Logging.toStdout))).pipe(
   Command.withDescription("Serve /api/v1 and /admin/v1 until SIGINT or SIGTERM")

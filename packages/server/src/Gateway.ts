@@ -6,15 +6,24 @@
  * Order of checks: rate limit (429), body framing (413, 400), then inside the router the
  * security middleware (401), payload validation (422) and the handler.
  */
-import { ApiError } from "@databundle/contract"
+import { AdminApi, ApiError } from "@databundle/contract"
 import { ApiKeys, RateLimiter, Settings } from "@databundle/core"
 import { type HttpApiError, HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Cause, Effect, FiberRef, Option, Redacted } from "effect"
 import type { ArrayFormatterIssue } from "effect/ParseResult"
+import * as ClientAddress from "./ClientAddress.js"
 import * as RequestBody from "./RequestBody.js"
 import * as RequestContext from "./RequestContext.js"
 import type { Route, Routes } from "./Routes.js"
+import * as ServerConfig from "./ServerConfig.js"
 import { BODY_LIMITS } from "./ServerConfig.js"
+
+const SCOPE_NAMES: Record<RateLimiter.Scope, string> = {
+  all: "all requests",
+  orders: "POST /orders",
+  balance: "GET /balance",
+  auth: "failed authentications from this address"
+}
 
 /** Deepest JSON nesting accepted in a request body. */
 export const MAX_JSON_DEPTH = 32
@@ -99,22 +108,12 @@ export const make = (routes: Routes) =>
     const limiter = yield* RateLimiter.RateLimiter
     const settings = yield* Settings.Settings
 
-    const rateLimit = (request: HttpServerRequest.HttpServerRequest, route: Route | undefined) =>
+    const trusted = yield* ServerConfig.trustedProxies
+    const authFailures: ReadonlyArray<RateLimiter.Quota> = [{ scope: "auth", limit: settings.authFailureLimit }]
+
+    /** Sends a decision's headers with the response; a refusal is a 429. */
+    const enforce = (decision: RateLimiter.RateDecision) =>
       Effect.gen(function*() {
-        const key = request.headers["x-api-key"]
-        const principal = key ? yield* apiKeys.authenticate(Redacted.make(key)) : Option.none()
-        const subject = Option.match(principal, {
-          onNone: () => `address:${Option.getOrElse(request.remoteAddress, () => "unknown")}`,
-          onSome: (p) => `account:${p.accountId}`
-        })
-        const quotas = scopesOf(route).map((scope) => ({
-          scope,
-          limit: Option.match(principal, {
-            onNone: () => settings.rateLimits[scope],
-            onSome: (p) => p.limits[scope] ?? settings.rateLimits[scope]
-          })
-        }))
-        const decision = yield* limiter.consume(subject, quotas)
         const headers: Record<string, string> = {
           "x-ratelimit-limit": String(decision.limit),
           "x-ratelimit-remaining": String(decision.remaining),
@@ -127,11 +126,49 @@ export const make = (routes: Routes) =>
         if (!decision.allowed) {
           return yield* new ApiError.RateLimited({
             message: `Rate limit exceeded (${decision.limit} per minute for ${
-              decision.scope === "all" ? "all requests" : decision.scope === "orders" ? "POST /orders" : "GET /balance"
+              SCOPE_NAMES[decision.scope]
             }); retry in ${decision.retryAfterSeconds} s`,
             retry_after: decision.retryAfterSeconds
           })
         }
+      })
+
+    /** Counts a failed authentication against the client's address. */
+    const failedAuthentication = (address: string) => limiter.consume(`address:${address}`, authFailures)
+
+    /**
+     * The rate limits of a request. An address that failed too many authentications is
+     * refused before its credentials are even looked at, so it learns nothing more about
+     * them; an API key that does not authenticate counts as a failure wherever it is sent.
+     */
+    const admit = (
+      request: HttpServerRequest.HttpServerRequest,
+      address: string,
+      route: Route | undefined,
+      isAdmin: boolean
+    ) =>
+      Effect.gen(function*() {
+        const credentials = isAdmin ? request.headers.authorization : request.headers["x-api-key"]
+        if (credentials) {
+          const blocked = yield* limiter.check(`address:${address}`, authFailures)
+          if (!blocked.allowed) return yield* enforce(blocked)
+        }
+        // Admin requests carry only the failure limit; their failures are counted when AdminAuth refuses them.
+        if (isAdmin) return
+        const principal = credentials ? yield* apiKeys.authenticate(Redacted.make(credentials)) : Option.none()
+        if (credentials && Option.isNone(principal)) yield* failedAuthentication(address)
+        const subject = Option.match(principal, {
+          onNone: () => `address:${address}`,
+          onSome: (p) => `account:${p.accountId}`
+        })
+        const quotas = scopesOf(route).map((scope) => ({
+          scope,
+          limit: Option.match(principal, {
+            onNone: () => settings.rateLimits[scope],
+            onSome: (p) => p.limits[scope] ?? settings.rateLimits[scope]
+          })
+        }))
+        yield* enforce(yield* limiter.consume(subject, quotas))
       })
 
     /** Checks the body's size, type and JSON; returns the request with the body read. */
@@ -164,12 +201,18 @@ export const make = (routes: Routes) =>
       )
 
     /** Maps any failure to an envelope error, so the API's error encoder can always answer. */
-    const toEnvelope = (cause: Cause.Cause<unknown>, request: HttpServerRequest.HttpServerRequest, path: string) =>
+    const toEnvelope = (
+      cause: Cause.Cause<unknown>,
+      request: HttpServerRequest.HttpServerRequest,
+      path: string,
+      onUnauthorized: Effect.Effect<unknown>
+    ) =>
       Effect.gen(function*() {
         if (Cause.isInterruptedOnly(cause)) return yield* Effect.failCause(cause)
         const failure = Cause.failureOption(cause)
         if (Option.isSome(failure)) {
           const error = failure.value
+          if (hasTag(error, "Unauthorized")) yield* onUnauthorized
           if (isEnvelopeError(error)) return yield* Effect.fail(error)
           if (hasTag(error, "HttpApiDecodeError")) {
             const issues = (error as HttpApiError.HttpApiDecodeError).issues
@@ -202,13 +245,16 @@ export const make = (routes: Routes) =>
       Effect.gen(function*() {
         const request = yield* HttpServerRequest.HttpServerRequest
         const path = new URL(request.url, "http://localhost").pathname
+        const address = ClientAddress.of(request, trusted)
+        const isAdmin = path === AdminApi.ADMIN_PREFIX || path.startsWith(`${AdminApi.ADMIN_PREFIX}/`)
+        // A refused admin token is a failed authentication (refused API keys were counted by `admit`).
+        const onUnauthorized = isAdmin && request.headers.authorization ? failedAuthentication(address) : Effect.void
         return yield* Effect.gen(function*() {
           const match = routes.match(request.method, path)
-          const isAdmin = path.startsWith("/admin/")
-          if (!isAdmin) yield* rateLimit(request, match.route)
+          yield* admit(request, address, match.route, isAdmin)
           if (!match.route?.hasPayload) return yield* app
           const withBody = yield* readBody(request, isAdmin ? BODY_LIMITS.admin : BODY_LIMITS.api)
           return yield* Effect.provideService(app, HttpServerRequest.HttpServerRequest, withBody)
-        }).pipe(Effect.catchAllCause((cause) => toEnvelope(cause, request, path)))
+        }).pipe(Effect.catchAllCause((cause) => toEnvelope(cause, request, path, onUnauthorized)))
       }) as Effect.Effect<HttpServerResponse.HttpServerResponse, EnvelopeError, HttpServerRequest.HttpServerRequest>
   })

@@ -24,8 +24,9 @@ import * as RequestLog from "./RequestLog.js"
 import * as ResellerHandlers from "./ResellerHandlers.js"
 import * as Routes from "./Routes.js"
 import { ServerApi } from "./ServerApi.js"
+import * as ServerConfig from "./ServerConfig.js"
 
-/** The domain services, on the built-in fulfilment simulator and the in-memory rate limiter. */
+/** The domain services, on the built-in fulfilment simulator. */
 export const DomainLive = Layer.mergeAll(
   Accounts.Accounts.Default,
   ApiKeys.ApiKeys.Default,
@@ -33,7 +34,11 @@ export const DomainLive = Layer.mergeAll(
   Wallet.Wallet.Default,
   Orders.Orders.Default,
   Settings.Settings.Default,
-  RateLimiter.layerMemory
+  // One process counts in memory; several on one database share the counts there.
+  Layer.unwrapEffect(Effect.map(
+    ServerConfig.rateLimitStore,
+    (store) => store === "database" ? RateLimiter.layerSql : RateLimiter.layerMemory
+  ))
 ).pipe(Layer.provide(Fulfillment.FulfillmentProvider.Simulator))
 
 /** The database-driven workers: pending orders and webhook deliveries. */

@@ -11,6 +11,7 @@ import * as http from "node:http"
 import * as https from "node:https"
 import * as path from "node:path"
 import * as AdminToken from "./AdminToken.js"
+import * as Cluster from "./Cluster.js"
 import * as Database from "./Database.js"
 import * as Demo from "./Demo.js"
 import * as Drain from "./Drain.js"
@@ -22,23 +23,30 @@ export interface ServeOptions {
   readonly port: Option.Option<number>
   readonly host: Option.Option<string>
   readonly demo: boolean
+  /** Server processes on the port (`--workers`, env `BUNDLES_WORKERS`); more than one needs Postgres. */
+  readonly workers?: Option.Option<number>
 }
 
 const isLoopback = (host: string) =>
   host === "localhost" || host === "::1" || host.startsWith("127.") || host === "[::1]"
 
-const banner = (options: ServeOptions, tls: boolean) =>
+const baseUrl = (tls: boolean, host: string, port: number) =>
+  `${tls ? "https" : "http"}://${host.includes(":") ? `[${host}]` : host}:${port}`
+
+/** The start-up banner: where to reach the server, and the demo account when there is one. */
+const announce = (
+  base: string,
+  host: string,
+  tls: boolean,
+  demo: Option.Option<Demo.DemoAccount>,
+  extra: string = ""
+) =>
   Effect.gen(function*() {
-    const address = yield* HttpServer.addressWith(Effect.succeed)
-    const host = address._tag === "TcpAddress" ? address.hostname : "localhost"
-    const port = address._tag === "TcpAddress" ? address.port : 0
-    const shownHost = host.includes(":") ? `[${host}]` : host
-    const base = `${tls ? "https" : "http"}://${shownHost}:${port}`
     const dataDir = yield* ServerConfig.dataDir
     const kind = yield* Database.kind
     const configuredToken = Option.isSome(yield* ServerConfig.adminToken)
     const lines = [
-      `Data bundle reseller server listening on ${base}`,
+      `Data bundle reseller server listening on ${base}${extra}`,
       `  database:   ${
         kind === "postgres" ? "Postgres (DATABASE_URL)" : `embedded, in ${path.join(dataDir, "pgdata")}`
       }`,
@@ -53,34 +61,45 @@ const banner = (options: ServeOptions, tls: boolean) =>
         "         Set TLS_CERT and TLS_KEY to serve HTTPS, or bind to 127.0.0.1 behind a TLS proxy."
       )
     }
-    if (options.demo) {
-      const demo = yield* Demo.seed(dataDir)
-      if (Option.isSome(demo.apiKey)) {
+    if (Option.isSome(demo)) {
+      const { apiKey, created } = demo.value
+      if (Option.isSome(apiKey)) {
         lines.push(
           "",
-          demo.created
+          created
             ? `Demo account "Demo Reseller" created with ${
               formatGhs(Demo.DEMO_FUNDS)
             }. Its API key (kept in ${dataDir}):`
             : "Demo account API key:",
-          `  ${demo.apiKey.value}`,
+          `  ${apiKey.value}`,
           "Try:",
-          `  curl -s -H "x-api-key: ${demo.apiKey.value}" -H "Accept: application/json" ${base}/api/v1/balance`
+          `  curl -s -H "x-api-key: ${apiKey.value}" -H "Accept: application/json" ${base}/api/v1/balance`
         )
-      } else if (!demo.created) {
+      } else if (!created) {
         lines.push("", "--demo: the database already holds data, so no demo account was added.")
       }
     }
     yield* Console.log(lines.join("\n"))
   })
 
-/** The server as a Layer: launch it to serve until interrupted (SIGINT/SIGTERM close it cleanly). */
-export const layer = (options: ServeOptions) =>
-  Layer.unwrapEffect(Effect.gen(function*() {
+const seedDemo = (demo: boolean) =>
+  demo ? Effect.map(Effect.flatMap(ServerConfig.dataDir, Demo.seed), Option.some) : Effect.succeed(Option.none())
+
+const settings = (options: ServeOptions) =>
+  Effect.gen(function*() {
     const config = yield* ServerConfig.serveConfig
-    const port = Option.getOrElse(options.port, () => config.port)
-    const host = Option.getOrElse(options.host, () => config.host)
-    const tls = Option.all({ cert: config.tlsCert, key: config.tlsKey })
+    return {
+      port: Option.getOrElse(options.port, () => config.port),
+      host: Option.getOrElse(options.host, () => config.host),
+      tls: Option.all({ cert: config.tlsCert, key: config.tlsKey }),
+      workers: Option.getOrElse(options.workers ?? Option.none(), () => config.workers)
+    }
+  })
+
+/** One server process: the application and its HTTP server; `quiet` for a worker of several. */
+const single = (options: ServeOptions, quiet: boolean) =>
+  Layer.unwrapEffect(Effect.gen(function*() {
+    const { host, port, tls } = yield* settings(options)
     const server: http.Server = Option.match(tls, {
       onNone: () => http.createServer(),
       onSome: ({ cert, key }) =>
@@ -89,10 +108,18 @@ export const layer = (options: ServeOptions) =>
     const requests = Drain.track(server)
     // Built last, so released first: requests in flight finish while the application and
     // the database are still there.
-    const started = Layer.scopedDiscard(Effect.zipRight(
-      banner(options, Option.isSome(tls)),
-      Effect.addFinalizer(() => Drain.drain(server, requests, Duration.seconds(10)))
-    ))
+    const started = Layer.scopedDiscard(Effect.gen(function*() {
+      yield* Effect.addFinalizer(() => Drain.drain(server, requests, Duration.seconds(10)))
+      if (quiet) return
+      const address = yield* HttpServer.addressWith(Effect.succeed)
+      const listening = address._tag === "TcpAddress" ? address : { hostname: host, port }
+      yield* announce(
+        baseUrl(Option.isSome(tls), listening.hostname, listening.port),
+        host,
+        Option.isSome(tls),
+        yield* seedDemo(options.demo)
+      )
+    }))
     return started.pipe(
       Layer.provideMerge(HttpApiBuilder.serve(Http.middleware)),
       Layer.provide(NodeHttpServer.layer(() => server, { port, host })),
@@ -100,3 +127,32 @@ export const layer = (options: ServeOptions) =>
       Layer.provide(Database.layer)
     )
   }))
+
+/**
+ * The primary of `--workers N`: migrations and the demo set-up happen here once, then the
+ * workers start, each a whole server sharing the port and, through the database, the rate
+ * limits.
+ */
+const primary = (options: ServeOptions, count: number) =>
+  Layer.scopedDiscard(Effect.gen(function*() {
+    const { host, port, tls } = yield* settings(options)
+    if ((yield* Database.kind) === "embedded") {
+      return yield* Effect.fail(
+        new Error("--workers needs Postgres (DATABASE_URL): the embedded database serves one process")
+      )
+    }
+    const demo = yield* seedDemo(options.demo).pipe(
+      Effect.provide(Http.DomainLive.pipe(Layer.provideMerge(Database.layer))),
+      Effect.scoped
+    )
+    const store = yield* ServerConfig.rateLimitStore
+    yield* Cluster.run(count, { BUNDLES_RATE_LIMIT_STORE: store === "auto" ? "database" : store })
+    yield* announce(baseUrl(Option.isSome(tls), host, port), host, Option.isSome(tls), demo, ` (${count} workers)`)
+  }))
+
+/** The server as a Layer: launch it to serve until interrupted (SIGINT/SIGTERM stop it cleanly). */
+export const layer = (options: ServeOptions) =>
+  Layer.unwrapEffect(
+    Effect.map(settings(options), ({ workers }) =>
+      Cluster.isWorker ? single(options, true) : workers > 1 ? primary(options, workers) : single(options, false))
+  )

@@ -3,6 +3,7 @@
  */
 import { Config, Option, type Redacted } from "effect"
 import * as path from "node:path"
+import * as ClientAddress from "./ClientAddress.js"
 
 /** Where the embedded database, the generated admin token and the demo key live. */
 export const dataDir = Config.string("BUNDLES_DATA_DIR").pipe(
@@ -20,12 +21,27 @@ export const serveConfig = Config.all({
   port: Config.port("PORT").pipe(Config.withDefault(8080)),
   host: Config.string("HOST").pipe(Config.withDefault("127.0.0.1")),
   tlsCert: Config.option(Config.string("TLS_CERT")),
-  tlsKey: Config.option(Config.string("TLS_KEY"))
+  tlsKey: Config.option(Config.string("TLS_KEY")),
+  workers: Config.integer("BUNDLES_WORKERS").pipe(
+    Config.withDefault(1),
+    Config.validate({ message: "must be from 1 to 64", validation: (n) => n >= 1 && n <= 64 })
+  )
 })
 
 /** The admin token when configured; otherwise one is generated into the data directory. */
 export const adminToken: Config.Config<Option.Option<Redacted.Redacted>> = Config.option(
   Config.redacted("BUNDLES_ADMIN_TOKEN")
+)
+
+/** Peers trusted to report the client address in `X-Forwarded-For` (`BUNDLES_TRUSTED_PROXIES`). */
+export const trustedProxies = Config.string("BUNDLES_TRUSTED_PROXIES").pipe(
+  Config.withDefault(""),
+  Config.map(ClientAddress.parseTrusted)
+)
+
+/** Where rate-limit counts live: `memory` (one process), `database` (shared), or `auto`. */
+export const rateLimitStore = Config.literal("auto", "memory", "database")("BUNDLES_RATE_LIMIT_STORE").pipe(
+  Config.withDefault("auto" as const)
 )
 
 /** Request body limits: the public API per the spec, more for the admin API's catalogue imports. */
