@@ -30,16 +30,23 @@ const withAdmin = (url: string, f: (sql: SqlClient.SqlClient) => Effect.Effect<u
     Effect.orDie
   )
 
-/** A fresh, migrated database on the Postgres server at `url`, dropped on release. */
-export const postgres = (url: string): Layer.Layer<SqlClient.SqlClient> =>
-  migrated(Layer.unwrapScoped(Effect.gen(function*() {
+/** The URL of a fresh, empty database on the Postgres server at `url`, dropped when the scope closes. */
+export const freshDatabase = (url: string) =>
+  Effect.gen(function*() {
     const name = `bundles_test_${randomBytes(6).toString("hex")}`
     yield* withAdmin(url, (sql) => sql`CREATE DATABASE ${sql(name)}`)
     yield* Effect.addFinalizer(() => withAdmin(url, (sql) => sql`DROP DATABASE IF EXISTS ${sql(name)} WITH (FORCE)`))
     const target = new URL(url)
     target.pathname = `/${name}`
-    return PgClient.layer({ url: Redacted.make(target.toString()), maxConnections: 20 })
-  })))
+    return target.toString()
+  })
+
+/** A fresh, migrated database on the Postgres server at `url`, dropped on release. */
+export const postgres = (url: string): Layer.Layer<SqlClient.SqlClient> =>
+  migrated(Layer.unwrapScoped(Effect.map(
+    freshDatabase(url),
+    (fresh) => PgClient.layer({ url: Redacted.make(fresh), maxConnections: 20 })
+  )))
 
 /** Every database the suites run on here. */
 export const targets: ReadonlyArray<Target> = [

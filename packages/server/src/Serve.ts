@@ -6,9 +6,6 @@ import { formatGhs } from "@databundle/contract/Money"
 import { HttpApiBuilder, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Console, Duration, Effect, Layer, Option } from "effect"
-import * as fs from "node:fs"
-import * as http from "node:http"
-import * as https from "node:https"
 import * as path from "node:path"
 import * as AdminToken from "./AdminToken.js"
 import * as Cluster from "./Cluster.js"
@@ -16,6 +13,7 @@ import * as Database from "./Database.js"
 import * as Demo from "./Demo.js"
 import * as Drain from "./Drain.js"
 import * as Http from "./Http.js"
+import * as NodeServer from "./NodeServer.js"
 import * as ServerConfig from "./ServerConfig.js"
 
 /** Options of `serve` that override the environment. */
@@ -100,11 +98,7 @@ const settings = (options: ServeOptions) =>
 const single = (options: ServeOptions, quiet: boolean) =>
   Layer.unwrapEffect(Effect.gen(function*() {
     const { host, port, tls } = yield* settings(options)
-    const server: http.Server = Option.match(tls, {
-      onNone: () => http.createServer(),
-      onSome: ({ cert, key }) =>
-        https.createServer({ cert: fs.readFileSync(cert), key: fs.readFileSync(key) }) as unknown as http.Server
-    })
+    const server = NodeServer.make(tls)
     const requests = Drain.track(server)
     // Built last, so released first: requests in flight finish while the application and
     // the database are still there.

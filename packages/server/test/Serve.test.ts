@@ -124,4 +124,50 @@ describe("serve", () => {
       yield* Fiber.interrupt(server)
       fs.rmSync(dataDir, { recursive: true, force: true })
     }), { timeout: 60_000 })
+
+  it.live(
+    "answers requests Node refuses itself (oversized headers, garbage) with the JSON envelope",
+    () =>
+      Effect.gen(function*() {
+        const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "bundles-limits-"))
+        const port = yield* freePort
+        const config = ConfigProvider.fromMap(new Map([["BUNDLES_DATA_DIR", dataDir], ["BUNDLES_ADMIN_TOKEN", "t"]]))
+        const server = yield* Layer.launch(Serve.layer({ port: Option.some(port), host: Option.none(), demo: false }))
+          .pipe(
+            Effect.withConfigProvider(config),
+            Effect.fork
+          )
+        const send = (text: string) =>
+          new Promise<string>((resolve) => {
+            const socket = net.connect(port, "127.0.0.1", () => socket.write(text))
+            let answer = ""
+            socket.on("data", (chunk) => answer += chunk)
+            socket.on("close", () => resolve(answer))
+            socket.on("error", () => resolve(answer))
+          })
+        const ready = yield* Effect.promise(async () => {
+          for (let i = 0; i < 200; i++) {
+            if (await fetch(`http://127.0.0.1:${port}/api/v1/balance`).then(() => true, () => false)) return true
+            await new Promise((r) => setTimeout(r, 50))
+          }
+          return false
+        })
+        assert.isTrue(ready)
+        const huge = yield* Effect.promise(() =>
+          send(`GET /api/v1/balance HTTP/1.1\r\nHost: x\r\nx-padding: ${"a".repeat(20_000)}\r\n\r\n`)
+        )
+        assert.match(huge, /^HTTP\/1\.1 431 /)
+        assert.deepStrictEqual(JSON.parse(huge.slice(huge.indexOf("\r\n\r\n") + 4)), {
+          success: false,
+          message: "Request headers too large",
+          _tag: "HeadersTooLarge"
+        })
+        const garbage = yield* Effect.promise(() => send("NOT HTTP AT ALL\r\n\r\n"))
+        assert.match(garbage, /^HTTP\/1\.1 400 /)
+        assert.strictEqual(JSON.parse(garbage.slice(garbage.indexOf("\r\n\r\n") + 4)).success, false)
+        yield* Fiber.interrupt(server)
+        fs.rmSync(dataDir, { recursive: true, force: true })
+      }),
+    { timeout: 60_000 }
+  )
 })

@@ -1,0 +1,7 @@
+// Tests that run real server processes need the bundled binary of the current sources.
+import { execFileSync } from "node:child_process"
+import { fileURLToPath } from "node:url"
+
+export default function setup() {
+  execFileSync(process.execPath, [fileURLToPath(new URL("../build.mjs", import.meta.url))], { stdio: "inherit" })
+}
