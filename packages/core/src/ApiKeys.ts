@@ -1,7 +1,7 @@
 /**
  * API keys: random, shown once, stored only as a SHA-256 hash with a short display prefix.
  *
- * Authentication results are cached for `Settings.authCacheTtl` (5 s by default), so a
+ * Authentication results are cached for `Settings.authCacheTtl` (2 s by default), so a
  * revoked key or a suspended account is refused by every server process within that
  * bound; the process that revokes drops its entry at once. `last_used_at` is written on
  * each cache miss, so it is accurate to within the same bound.
