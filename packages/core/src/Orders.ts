@@ -12,7 +12,7 @@
  */
 import { AdminApi, ApiError, Bundle, Order, Phone, Wallet as WalletContract } from "@databundle/contract"
 import { SqlClient } from "@effect/sql"
-import { Cause, Data, Duration, Effect, Option, Schedule, Schema } from "effect"
+import { Cause, Clock, Data, Duration, Effect, Option, Schedule, Schema } from "effect"
 import { int8, isUniqueViolation, orDie } from "./Database.js"
 import { type FulfillmentOutcome, FulfillmentProvider, type FulfillmentRequest } from "./Fulfillment.js"
 import * as Page from "./Page.js"
@@ -275,7 +275,7 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
           case "Failed":
             return yield* settle(row.id, "failed", outcome.reason)
           case "Pending": {
-            const age = Date.now() - row.created_at.getTime()
+            const age = (yield* Clock.currentTimeMillis) - row.created_at.getTime()
             const stuck = age > Duration.toMillis(GIVE_UP_AFTER)
             if (stuck) {
               yield* Effect.logWarning(`order ${row.order_number} pending for over 24 hours; resolve it by hand`)

@@ -16,7 +16,6 @@ import * as RequestBody from "./RequestBody.js"
 import * as RequestContext from "./RequestContext.js"
 import type { Route, Routes } from "./Routes.js"
 import * as ServerConfig from "./ServerConfig.js"
-import { BODY_LIMITS } from "./ServerConfig.js"
 
 const SCOPE_NAMES: Record<RateLimiter.Scope, string> = {
   all: "all requests",
@@ -253,7 +252,10 @@ export const make = (routes: Routes) =>
           const match = routes.match(request.method, path)
           yield* admit(request, address, match.route, isAdmin)
           if (!match.route?.hasPayload) return yield* app
-          const withBody = yield* readBody(request, isAdmin ? BODY_LIMITS.admin : BODY_LIMITS.api)
+          const withBody = yield* readBody(
+            request,
+            isAdmin ? ServerConfig.BODY_LIMITS.admin : ServerConfig.BODY_LIMITS.api
+          )
           return yield* Effect.provideService(app, HttpServerRequest.HttpServerRequest, withBody)
         }).pipe(Effect.catchAllCause((cause) => toEnvelope(cause, request, path, onUnauthorized)))
       }) as Effect.Effect<HttpServerResponse.HttpServerResponse, EnvelopeError, HttpServerRequest.HttpServerRequest>
