@@ -1,0 +1,84 @@
+/**
+ * Ghana phone numbers as people write them (`+233 24 123 4567`, `024-123-4567`,
+ * `(024) 123 4567`, `00233241234567`, `241234567`) turned into the forms the API accepts
+ * (`0241234567` or `233241234567`), and the operator a prefix belongs to.
+ */
+import { PhoneNumberError } from "./Errors.js"
+import { PHONE_PREFIXES, type PhoneOperatorId } from "./PhonePrefixes.js"
+
+/** An operator, as the prefix table knows it. */
+export interface PhoneOperator {
+  /** The table's key: `mtn`, `telecel`, `airteltigo`, `glo`. */
+  readonly id: PhoneOperatorId
+  /** The display name. */
+  readonly name: string
+}
+
+/** A Ghana mobile number in all its forms. */
+export interface GhanaPhone {
+  /** The 9 national digits: `241234567`. */
+  readonly national: string
+  /** `0` and the national digits, one of the API's forms: `0241234567`. */
+  readonly local: string
+  /** `233` and the national digits, the API's other form: `233241234567`. */
+  readonly international: string
+  /** E.164: `+233241234567`. */
+  readonly e164: string
+  /** The operator prefix in the `0XX` form: `024`. */
+  readonly prefix: string
+  /** The operator the prefix was allocated to, per `PHONE_PREFIXES`; numbers can be ported away. */
+  readonly operator: PhoneOperator | undefined
+}
+
+const byPrefix = new Map<string, PhoneOperator>()
+for (const [id, operator] of Object.entries(PHONE_PREFIXES.operators)) {
+  for (const prefix of operator.prefixes) byPrefix.set(prefix, { id: id as PhoneOperatorId, name: operator.name })
+}
+
+// Mobile numbers are 0 followed by 2 or 5 and eight digits; 03X are fixed lines.
+const MOBILE = /^[25]\d{8}$/
+
+/** Reads a Ghana mobile number written in any common way; `undefined` when it is not one. */
+export const parsePhone = (input: string): GhanaPhone | undefined => {
+  if (typeof input !== "string" || !/^\s*\+?[\d\s().\-/]+$/.test(input)) return undefined
+  const plus = input.trim().startsWith("+")
+  let digits = input.replace(/\D/g, "")
+  if (plus && !digits.startsWith("233")) return undefined
+  if (digits.startsWith("00233")) digits = digits.slice(2)
+  let national: string
+  if (digits.startsWith("233") && (digits.length === 12 || digits.length === 13)) {
+    // "+233 (0)24 ..." keeps a trunk 0 after the country code.
+    national = digits.length === 13 && digits[3] === "0" ? digits.slice(4) : digits.slice(3)
+  } else if (!plus && digits.length === 10 && digits.startsWith("0")) {
+    national = digits.slice(1)
+  } else if (!plus && digits.length === 9) {
+    national = digits
+  } else {
+    return undefined
+  }
+  if (!MOBILE.test(national)) return undefined
+  const prefix = `0${national.slice(0, 2)}`
+  return {
+    national,
+    local: `0${national}`,
+    international: `233${national}`,
+    e164: `+233${national}`,
+    prefix,
+    operator: byPrefix.get(prefix)
+  }
+}
+
+/**
+ * The number in a form the API accepts: `0241234567` (`"local"`, the default) or
+ * `233241234567` (`"international"`). Throws `PhoneNumberError` when it is not a Ghana mobile number.
+ */
+export const normalizePhone = (input: string, form: "local" | "international" = "local"): string => {
+  const phone = parsePhone(input)
+  if (phone === undefined) {
+    throw new PhoneNumberError(`${JSON.stringify(input)} is not a Ghana mobile number (for example 024 123 4567)`)
+  }
+  return form === "local" ? phone.local : phone.international
+}
+
+/** The operator a number's prefix was allocated to, or `undefined` when unknown or not a number. */
+export const phoneOperator = (input: string): PhoneOperator | undefined => parsePhone(input)?.operator

@@ -1,0 +1,225 @@
+/**
+ * The Promise face: `createClient` for apps that do not use Effect. Each method runs the
+ * Effect face's method and maps its result to camelCase and its failure to an error class of
+ * `Errors.ts`; there is no second HTTP implementation.
+ */
+import { ListOrdersParams, MAX_PER_PAGE, PlaceOrderPayload } from "@databundle/contract/Order"
+import { FetchHttpClient, type HttpClientError } from "@effect/platform"
+import { Cause, Effect, Either, Exit, type ParseResult } from "effect"
+import { BundlesClient } from "./BundlesClient.js"
+import { type Camelize, camelize, camelKey, fromAliases, type WithAliases } from "./Casing.js"
+import * as Errors from "./Errors.js"
+import type { ClientOptions } from "./Options.js"
+import { type Attempt, currentCall } from "./Retry.js"
+
+/** Options of one call. */
+export interface CallOptions {
+  /** Cancels the call, including any wait between attempts; it then rejects with `AbortError`. */
+  readonly signal?: AbortSignal | undefined
+  /** Milliseconds one attempt may take, overriding the client's `timeout`. */
+  readonly timeout?: number | undefined
+}
+
+/** The three wallet balances, in pesewas. */
+export type Balance = Camelize<Effect.Effect.Success<ReturnType<BundlesClient.Service["balance"]>>>
+/** A network. */
+export type Network = Camelize<Effect.Effect.Success<ReturnType<BundlesClient.Service["networks"]>>[number]>
+/** A bundle, `price` in pesewas. */
+export type Bundle = Camelize<Effect.Effect.Success<ReturnType<BundlesClient.Service["bundles"]>>[number]>
+/** What `orders.create` returns: the order, the main balance after it, and whether it was a replay. */
+export type PlaceOrderResult = Camelize<BundlesClient.PlaceOrderResult>
+/** An order as `orders.get` shows it. */
+export type OrderStatus = Camelize<Effect.Effect.Success<ReturnType<BundlesClient.Service["getOrder"]>>>
+/** An order as lists show it. */
+export type Order = Camelize<BundlesClient.OrdersPage["orders"][number]>
+/** A page of orders and where it sits in the whole list. */
+export type OrdersPage = Camelize<BundlesClient.OrdersPage>
+/** The input of `orders.create`: `bundleId` (or `bundle_id`), `phoneNumber` (or `phone_number`), `reference?`. */
+export type CreateOrderInput = WithAliases<BundlesClient.PlaceOrderInput>
+/** The filters of `orders.list`: `page`, `perPage`, `status`, `reference`, `phoneNumber`, `from`, `to`. */
+export type ListOrdersInput = WithAliases<BundlesClient.ListOrdersInput>
+
+/** The client of the Promise face. */
+export interface Client {
+  /** The three wallet balances, in pesewas. */
+  readonly balance: (options?: CallOptions) => Promise<Balance>
+  /** The active networks. */
+  readonly networks: (options?: CallOptions) => Promise<Array<Network>>
+  /** The bundles of a network, inactive ones included (`isActive: false`), priced for this account. */
+  readonly bundles: (networkId: number, options?: CallOptions) => Promise<Array<Bundle>>
+  /** Orders of this account. */
+  readonly orders: {
+    /** Buys a bundle; with `autoReference` on, a reference is generated when none is given so a retry never buys twice. */
+    readonly create: (order: CreateOrderInput, options?: CallOptions) => Promise<PlaceOrderResult>
+    /** One order by its number. */
+    readonly get: (orderNumber: string, options?: CallOptions) => Promise<OrderStatus>
+    /** One page of orders, newest first. */
+    readonly list: (params?: ListOrdersInput, options?: CallOptions) => Promise<OrdersPage>
+    /** Every page of orders matching `params`, in turn, from `page` (default 1). */
+    readonly pages: (params?: ListOrdersInput, options?: CallOptions) => AsyncIterableIterator<OrdersPage>
+    /** Every order matching `params`, newest first, fetched page by page (50 a page unless `perPage` is given). */
+    readonly all: (params?: Omit<ListOrdersInput, "page">, options?: CallOptions) => AsyncIterableIterator<Order>
+  }
+}
+
+const placeFields = Object.keys(PlaceOrderPayload.fields)
+const listFields = Object.keys(ListOrdersParams.fields)
+
+const camelErrors = (errors: Readonly<Record<string, ReadonlyArray<string>>>) => {
+  const out: Record<string, ReadonlyArray<string>> = {}
+  for (const [field, messages] of Object.entries(errors)) out[field.split(".").map(camelKey).join(".")] = messages
+  return out
+}
+
+type FaceError =
+  | BundlesClient.BalanceError
+  | BundlesClient.NetworksError
+  | BundlesClient.BundlesError
+  | BundlesClient.PlaceOrderError
+  | BundlesClient.GetOrderError
+  | BundlesClient.ListOrdersError
+
+const isTimeout = (error: HttpClientError.RequestError) => Cause.isTimeoutException(error.cause)
+
+/** Maps an error of the Effect face to its class here. `requestId` is the last response's. */
+export const fromEffectError = (error: FaceError, requestId: string | undefined): Errors.BundlesError => {
+  const base = (status: number) => ({ message: error.message, status, code: error._tag, requestId, cause: error })
+  switch (error._tag) {
+    case "InsufficientBalance":
+      return new Errors.InsufficientBalanceError({ ...base(400), balance: error.balance, required: error.required })
+    case "BundleUnavailable":
+      return new Errors.BundleUnavailableError(base(400))
+    case "BadRequest":
+    case "HttpApiDecodeError": // the platform's own 400, which this server turns into a 422
+      return new Errors.BadRequestError(base(400))
+    case "Unauthorized":
+      return new Errors.UnauthorizedError(base(401))
+    case "NetworkNotFound":
+      return new Errors.NetworkNotFoundError(base(404))
+    case "OrderNotFound":
+      return new Errors.OrderNotFoundError(base(404))
+    case "NotFound":
+      return new Errors.NotFoundError(base(404))
+    case "MethodNotAllowed":
+      return new Errors.ApiError(base(405))
+    case "PayloadTooLarge":
+      return new Errors.ApiError(base(413))
+    case "ValidationError":
+      return new Errors.ValidationError({ ...base(422), errors: camelErrors(error.errors) })
+    case "RateLimited":
+      return new Errors.RateLimitedError({ ...base(429), retryAfter: error.retry_after })
+    case "ServerError":
+      return new Errors.ServerError({ ...base(500), requestId: error.request_id })
+    case "RequestError":
+      if (error.reason !== "Transport") return new Errors.BundlesError(error.message, { cause: error })
+      return isTimeout(error)
+        ? new Errors.TimeoutError(error.description ?? "timed out", { cause: error })
+        : new Errors.NetworkError(`network failure: ${describe(error.cause)}`, { cause: error })
+    case "ResponseError": {
+      const status = error.response.status
+      const id = error.response.headers["x-request-id"] ?? requestId
+      return status >= 500
+        ? new Errors.ServerError({
+          message: `server error ${status}`,
+          status,
+          code: "ServerError",
+          requestId: id,
+          cause: error
+        })
+        : new Errors.UnexpectedResponseError(`unexpected response ${status}`, status, error)
+    }
+    case "ParseError":
+      return new Errors.UnexpectedResponseError(
+        `the response does not match the API contract: ${(error as ParseResult.ParseError).message}`,
+        undefined,
+        error
+      )
+    default: {
+      const unknown: never = error
+      return new Errors.BundlesError(String(unknown))
+    }
+  }
+}
+
+const describe = (cause: unknown): string => {
+  if (cause instanceof Error) {
+    const inner = (cause as { cause?: unknown }).cause
+    return inner instanceof Error ? `${cause.message} (${inner.message})` : cause.message
+  }
+  return String(cause)
+}
+
+/**
+ * A client of the reseller API for Promise code. Throws `ConfigurationError` at once for
+ * unusable options, above all a base URL that is not HTTPS (loopback hosts excepted).
+ */
+export const createClient = (options: ClientOptions): Client => {
+  const made = Effect.runSync(Effect.either(BundlesClient.make(options).pipe(Effect.provide(FetchHttpClient.layer))))
+  if (Either.isLeft(made)) throw new Errors.ConfigurationError(made.left.message)
+  const client = made.right
+
+  const run = async <A, E extends FaceError>(effect: Effect.Effect<A, E>, call: CallOptions = {}): Promise<A> => {
+    if (call.timeout !== undefined && !(Number.isInteger(call.timeout) && call.timeout > 0)) {
+      throw new Errors.ConfigurationError("timeout must be a whole number of milliseconds above 0")
+    }
+    let last: Attempt | undefined
+    const exit = await Effect.runPromiseExit(
+      Effect.locally(effect, currentCall, {
+        timeoutMillis: call.timeout,
+        observe: (attempt) => (last = attempt)
+      }),
+      call.signal === undefined ? undefined : { signal: call.signal }
+    )
+    if (Exit.isSuccess(exit)) return exit.value
+    if (Cause.isInterruptedOnly(exit.cause) || call.signal?.aborted === true) {
+      throw new Errors.AbortError("the call was aborted", { cause: call.signal?.reason })
+    }
+    const failure = Cause.failureOption(exit.cause)
+    if (failure._tag === "Some") throw fromEffectError(failure.value, last?.requestId)
+    // A defect is a programming error (an ambiguous input, a missing Web Crypto): throw it as it is.
+    throw Cause.squash(exit.cause)
+  }
+
+  const list = (params: ListOrdersInput | undefined, call?: CallOptions) =>
+    run(Effect.suspend(() => client.listOrders(fromAliases(listFields, params))), call).then(camelize)
+
+  async function* pages(params?: ListOrdersInput, call?: CallOptions): AsyncIterableIterator<OrdersPage> {
+    const first = fromAliases(listFields, params) as { page?: number }
+    for (let page = first.page ?? 1;; page++) {
+      const result = await list({ ...params, page } as ListOrdersInput, call)
+      yield result
+      const { currentPage, lastPage } = result.pagination
+      if (result.orders.length === 0 || currentPage >= lastPage) return
+    }
+  }
+
+  async function* all(params?: Omit<ListOrdersInput, "page">, call?: CallOptions): AsyncIterableIterator<Order> {
+    // Orders placed while paging push older ones onto later pages; never hand one out twice.
+    const seen = new Set<string>()
+    const perPage = fromAliases(listFields, params).per_page === undefined ? { perPage: MAX_PER_PAGE } : {}
+    for await (const page of pages({ ...perPage, ...params } as ListOrdersInput, call)) {
+      for (const order of page.orders) {
+        if (seen.has(order.orderNumber)) continue
+        seen.add(order.orderNumber)
+        yield order
+      }
+    }
+  }
+
+  return {
+    balance: (call) => run(client.balance(), call).then(camelize),
+    networks: (call) => run(client.networks(), call).then(camelize),
+    bundles: (networkId, call) => run(client.bundles(networkId), call).then(camelize),
+    orders: {
+      create: (order, call) =>
+        run(
+          Effect.suspend(() => client.placeOrder(fromAliases(placeFields, order) as BundlesClient.PlaceOrderInput)),
+          call
+        ).then(camelize),
+      get: (orderNumber, call) => run(client.getOrder(orderNumber), call).then(camelize),
+      list,
+      pages,
+      all
+    }
+  }
+}

@@ -1,0 +1,47 @@
+/**
+ * `@databundle/client`: the typed client of the data bundle reseller API, derived from
+ * `@databundle/contract`, with an Effect face (`BundlesClient`) and a Promise face
+ * (`createClient`), plus the phone and webhook helpers. Runs on `fetch` and Web Crypto only.
+ */
+
+/** The Effect face. */
+export { BundlesClient } from "./BundlesClient.js"
+/** The Promise face. */
+export {
+  type Balance,
+  type Bundle,
+  type CallOptions,
+  type Client,
+  createClient,
+  type CreateOrderInput,
+  type ListOrdersInput,
+  type Network,
+  type Order,
+  type OrdersPage,
+  type OrderStatus,
+  type PlaceOrderResult
+} from "./Promise.js"
+/** The errors of the Promise face. */
+export * from "./Errors.js"
+/** Options of both faces. */
+export { type ClientOptions, ClientOptionsError, isLoopback, type RetryOptions } from "./Options.js"
+/** Amounts: pesewas in, text out. */
+export { formatCedis, formatGhs, parseCedis } from "./Money.js"
+/** Ghana phone numbers. */
+export { type GhanaPhone, normalizePhone, parsePhone, type PhoneOperator, phoneOperator } from "./Phone.js"
+/** The operator prefix table. */
+export { PHONE_PREFIXES, type PhoneOperatorId } from "./PhonePrefixes.js"
+/** Webhook signatures. */
+export {
+  DEFAULT_TOLERANCE_SECONDS,
+  signWebhook,
+  verifyWebhook,
+  type VerifyWebhookOptions,
+  WEBHOOK_EVENT_HEADER,
+  WEBHOOK_ID_HEADER,
+  WEBHOOK_SIGNATURE_HEADER,
+  type WebhookEvent,
+  type WebhookEventType
+} from "./Webhook.js"
+/** The client's version. */
+export { USER_AGENT, VERSION } from "./Version.js"
