@@ -8,22 +8,47 @@
 //
 // See bench/README.md for what each figure means. Only loopback addresses are ever targeted.
 import autocannon from "autocannon"
-import { spawn, spawnSync } from "node:child_process"
-import { randomBytes } from "node:crypto"
+import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
-import { createRequire } from "node:module"
-import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
-import * as readline from "node:readline"
 import { setTimeout as sleep } from "node:timers/promises"
-import { fileURLToPath } from "node:url"
-import { parseArgs } from "node:util"
+import {
+  activeBundles,
+  adminClient,
+  apiClient,
+  auditCheck,
+  buildServer,
+  checkBinary,
+  cpuSeconds,
+  createAccount,
+  DEFAULT_PG,
+  fail,
+  fmt,
+  importCatalog,
+  intOption,
+  isLoopback,
+  log,
+  makeTempDir,
+  mb,
+  newAdminToken,
+  onCleanup,
+  onInterrupt,
+  parseOptions,
+  postgres,
+  printProblems,
+  problem,
+  problems,
+  readServerLog,
+  reconcileOrders,
+  requireLoopbackPg,
+  ROOT,
+  rssKb,
+  runMain,
+  runState,
+  startServer as spawnServer
+} from "./lib.mjs"
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
-const SERVER_DIR = path.join(ROOT, "packages/server")
-const SERVER_BIN = path.join(SERVER_DIR, "dist/bin.mjs")
-const CATALOG_FILE = path.join(ROOT, "examples/catalog.json")
 const FUNDS_CEDIS = 10_000_000
 const LIMITS = { all: 1_000_000, orders: 1_000_000, balance: 1_000_000 }
 const RSS_INTERVAL_MS = 5_000
@@ -58,59 +83,28 @@ Output
   --skip-catalog      with --url: do not import examples/catalog.json (use the server's catalogue)
   --help`
 
-// `pnpm bench -- --seconds 10` hands the script a leading "--"; `pnpm bench --seconds 10` does not.
-const argv = process.argv.slice(2)
-if (argv[0] === "--") argv.shift()
+const opts = parseOptions(USAGE, {
+  url: { type: "string" },
+  token: { type: "string" },
+  pid: { type: "string" },
+  embedded: { type: "boolean", default: false },
+  pg: { type: "string", default: DEFAULT_PG },
+  build: { type: "boolean", default: false },
+  seconds: { type: "string", default: "15" },
+  warmup: { type: "string", default: "2" },
+  connections: { type: "string", default: "8" },
+  soak: { type: "string", default: "0" },
+  timeout: { type: "string", default: "10" },
+  json: { type: "string" },
+  keep: { type: "boolean", default: false },
+  "skip-catalog": { type: "boolean", default: false }
+})
 
-let opts
-try {
-  opts = parseArgs({
-    args: argv,
-    options: {
-      url: { type: "string" },
-      token: { type: "string" },
-      pid: { type: "string" },
-      embedded: { type: "boolean", default: false },
-      pg: { type: "string", default: "postgres://postgres@127.0.0.1:5432" },
-      build: { type: "boolean", default: false },
-      seconds: { type: "string", default: "15" },
-      warmup: { type: "string", default: "2" },
-      connections: { type: "string", default: "8" },
-      soak: { type: "string", default: "0" },
-      timeout: { type: "string", default: "10" },
-      json: { type: "string" },
-      keep: { type: "boolean", default: false },
-      "skip-catalog": { type: "boolean", default: false },
-      help: { type: "boolean", default: false }
-    },
-    strict: true,
-    allowPositionals: false
-  }).values
-} catch (error) {
-  console.error(`${error.message}\n\n${USAGE}`)
-  process.exit(2)
-}
-if (opts.help) {
-  console.log(USAGE)
-  process.exit(0)
-}
-
-const intOption = (name, min, max) => {
-  const n = Number(opts[name])
-  if (!Number.isInteger(n) || n < min || n > max) {
-    console.error(`--${name} must be a whole number from ${min} to ${max}`)
-    process.exit(2)
-  }
-  return n
-}
-const SECONDS = intOption("seconds", 1, 3600)
-const WARMUP = intOption("warmup", 0, 60)
-const CONNECTIONS = intOption("connections", 1, 1000)
-const SOAK = intOption("soak", 0, 24 * 3600)
-const TIMEOUT = intOption("timeout", 1, 600)
-
-const isLoopback = (hostname) =>
-  hostname === "localhost" || hostname === "[::1]" || hostname === "::1" || /^127\.\d+\.\d+\.\d+$/.test(hostname)
+const SECONDS = intOption(opts, "seconds", 1, 3600)
+const WARMUP = intOption(opts, "warmup", 0, 60)
+const CONNECTIONS = intOption(opts, "connections", 1, 1000)
+const SOAK = intOption(opts, "soak", 0, 24 * 3600)
+const TIMEOUT = intOption(opts, "timeout", 1, 600)
 
 if (opts.url !== undefined || opts.token !== undefined) {
   if (opts.url === undefined || opts.token === undefined) fail(2, "--url and --token go together")
@@ -125,384 +119,46 @@ if (opts.url !== undefined || opts.token !== undefined) {
   if (!isLoopback(parsed.hostname)) fail(2, `--url must point at this machine (127.0.0.1), not ${parsed.hostname}`)
 }
 if (opts.pid !== undefined && opts.url === undefined) fail(2, "--pid is only for --url (our own server's pid is known)")
-{
-  const pg = new URL(opts.pg)
-  if (!isLoopback(pg.hostname)) fail(2, `--pg must point at this machine (127.0.0.1), not ${pg.hostname}`)
-}
-
-function fail(code, message) {
-  console.error(message)
-  process.exit(code)
-}
+requireLoopbackPg(opts.pg)
 
 // ---------------------------------------------------------------------------------------------
-// Output helpers
-
-const t0 = Date.now()
-const log = (message) => console.log(`[${((Date.now() - t0) / 1000).toFixed(1).padStart(6)}s] ${message}`)
-const mb = (kb) => kb === undefined ? "n/a" : `${(kb / 1024).toFixed(1)} MB`
-const fmt = (n, digits = 0) => n === undefined || Number.isNaN(n) ? "n/a" : n.toFixed(digits)
-const problems = []
-const problem = (message) => {
-  problems.push(message)
-  console.log(`  !! ${message}`)
-}
-
-// ---------------------------------------------------------------------------------------------
-// Clean-up: run once, last registered first, on normal exit, errors, SIGINT and SIGTERM
-
-const cleanups = []
-let cleaning
-const cleanup = () => (cleaning ??= (async () => {
-  while (cleanups.length > 0) {
-    const step = cleanups.pop()
-    try {
-      await step.run()
-    } catch (error) {
-      console.error(`clean-up (${step.name}) failed: ${error.message}`)
-    }
-  }
-})())
-const onCleanup = (name, run, sync) => cleanups.push({ name, run, sync })
+// Clean-up on SIGINT/SIGTERM: stop the load generator first (lib.mjs then cleans up)
 
 const activeLoads = new Set()
-let interrupted = false
-for (const signal of ["SIGINT", "SIGTERM"]) {
-  process.on(signal, () => {
-    if (interrupted) return
-    interrupted = true
-    console.error(`\n${signal}: stopping the load and cleaning up...`)
-    for (const instance of activeLoads) instance.stop()
-    // Let the load generator wind down (it stops within a second) before the server goes away.
-    const waitForLoads = async () => {
-      for (let i = 0; i < 30 && activeLoads.size > 0; i++) await sleep(100)
-    }
-    waitForLoads()
-      .then(cleanup)
-      .finally(() => process.exit(signal === "SIGINT" ? 130 : 143))
-  })
-}
-// Last resort if the process exits without the async clean-up having run (e.g. process.exit elsewhere).
-process.on("exit", () => {
-  for (const step of cleanups.reverse()) {
-    try {
-      step.sync?.()
-    } catch {
-      // nothing more to do
-    }
-  }
+onInterrupt(async () => {
+  for (const instance of activeLoads) instance.stop()
+  for (let i = 0; i < 30 && activeLoads.size > 0; i++) await sleep(100)
 })
-
-// ---------------------------------------------------------------------------------------------
-// Postgres: psql when installed, else the pg package from the pnpm store
-
-const pgTarget = new URL(opts.pg)
-
-const psqlArgs = (database) => [
-  "-X",
-  "-q",
-  "-A",
-  "-t",
-  "-v",
-  "ON_ERROR_STOP=1",
-  "-h",
-  pgTarget.hostname.replace(/^\[|\]$/g, ""),
-  "-p",
-  pgTarget.port || "5432",
-  "-U",
-  decodeURIComponent(pgTarget.username || "postgres"),
-  "-d",
-  database
-]
-const psqlEnv = () => ({
-  ...process.env,
-  ...(pgTarget.password ? { PGPASSWORD: decodeURIComponent(pgTarget.password) } : {})
-})
-
-const hasPsql = spawnSync("psql", ["--version"], { encoding: "utf8" }).status === 0
-
-const loadPg = () => {
-  const store = path.join(ROOT, "node_modules/.pnpm")
-  const dir = fs.existsSync(store) ? fs.readdirSync(store).find((d) => /^pg@\d/.test(d)) : undefined
-  if (dir === undefined) return undefined
-  return createRequire(import.meta.url)(path.join(store, dir, "node_modules/pg"))
-}
-
-/** Runs one SQL statement on `database` and returns its first column's text, rows joined by newlines. */
-async function sql(statement, database = "postgres") {
-  if (hasPsql) {
-    return await new Promise((resolve, reject) => {
-      const child = spawn("psql", [...psqlArgs(database), "-c", statement], { env: psqlEnv() })
-      let out = ""
-      let err = ""
-      child.stdout.on("data", (d) => (out += d))
-      child.stderr.on("data", (d) => (err += d))
-      child.on("error", reject)
-      child.on(
-        "exit",
-        (code) => code === 0 ? resolve(out.trim()) : reject(new Error(`psql: ${err.trim() || `exit ${code}`}`))
-      )
-    })
-  }
-  const pg = loadPg()
-  if (pg === undefined) {
-    throw new Error(
-      "Neither psql nor the pg package was found: install the Postgres client (psql), " +
-        "or run with --embedded, or point --url at a running server."
-    )
-  }
-  const url = new URL(opts.pg)
-  url.pathname = `/${database}`
-  const client = new pg.Client({ connectionString: url.toString() })
-  await client.connect()
-  try {
-    const result = await client.query(statement)
-    return (result.rows ?? []).map((row) => String(Object.values(row)[0])).join("\n")
-  } finally {
-    await client.end()
-  }
-}
-
-const dropDatabaseSync = (name) => {
-  if (!hasPsql) return
-  spawnSync("psql", [...psqlArgs("postgres"), "-c", `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`], {
-    env: psqlEnv(),
-    timeout: 15_000
-  })
-}
-
-// ---------------------------------------------------------------------------------------------
-// HTTP helpers for the set-up and the checks (not for the load itself)
-
-async function request(method, url, { headers = {}, body, expect = [200] } = {}) {
-  const res = await fetch(url, {
-    method,
-    headers: {
-      accept: "application/json",
-      ...(body === undefined ? {} : { "content-type": "application/json" }),
-      ...headers
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    signal: AbortSignal.timeout(30_000)
-  })
-  const text = await res.text()
-  let json
-  try {
-    json = JSON.parse(text)
-  } catch {
-    json = undefined
-  }
-  if (!expect.includes(res.status)) {
-    throw new Error(`${method} ${new URL(url).pathname} answered ${res.status}: ${text.slice(0, 500)}`)
-  }
-  return { status: res.status, headers: res.headers, json }
-}
 
 // ---------------------------------------------------------------------------------------------
 // Our own server
 
-const freePort = () =>
-  new Promise((resolve, reject) => {
-    const probe = net.createServer()
-    probe.on("error", reject)
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address()
-      probe.close(() => resolve(port))
-    })
-  })
+const pg = postgres(opts.pg)
 
-const newestMtime = (dir) => {
-  let newest = 0
-  if (!fs.existsSync(dir)) return newest
-  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-    const full = path.join(dir, entry.name)
-    if (entry.isDirectory()) newest = Math.max(newest, newestMtime(full))
-    else if (entry.name.endsWith(".ts")) newest = Math.max(newest, fs.statSync(full).mtimeMs)
-  }
-  return newest
-}
-
-function buildServer() {
-  log("building packages/server (node build.mjs)...")
-  const result = spawnSync(process.execPath, ["build.mjs"], { cwd: SERVER_DIR, stdio: "inherit" })
-  if (result.status !== 0) throw new Error(`the server build failed (exit ${result.status})`)
-}
-
-function checkBinary() {
-  if (!fs.existsSync(SERVER_BIN)) {
-    throw new Error(
-      `${path.relative(ROOT, SERVER_BIN)} is missing: build it (cd packages/server && node build.mjs) or pass --build`
-    )
-  }
-  const built = fs.statSync(SERVER_BIN).mtimeMs
-  const sources = Math.max(
-    ...["server", "core", "contract", "sql-pglite"].map((p) => newestMtime(path.join(ROOT, "packages", p, "src")))
-  )
-  log(`server binary built ${new Date(built).toISOString()}`)
-  if (sources > built) {
-    console.log(
-      `  note: sources changed since (newest ${
-        new Date(sources).toISOString()
-      }); pass --build to measure the latest code`
-    )
-  }
-}
-
-/** Starts `bundles-server serve` on a free port; resolves once it printed "listening on". */
+/** Starts `bundles-server serve` on a fresh database (or embedded PGlite) and a free port. */
 async function startServer() {
-  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "bundles-bench-"))
-  onCleanup(
-    "temporary directory",
-    async () => {
-      if (opts.keep) log(`kept ${tmp}`)
-      else fs.rmSync(tmp, { recursive: true, force: true })
-    },
-    () => opts.keep || fs.rmSync(tmp, { recursive: true, force: true })
-  )
-
-  const token = `bench_${randomBytes(24).toString("hex")}`
-  const env = { ...process.env }
-  for (
-    const name of ["DATABASE_URL", "PORT", "HOST", "TLS_CERT", "TLS_KEY", "BUNDLES_ADMIN_TOKEN", "BUNDLES_DATA_DIR"]
-  ) {
-    delete env[name]
-  }
-  env.BUNDLES_ADMIN_TOKEN = token
-  env.BUNDLES_DATA_DIR = path.join(tmp, "data")
-
+  const tmp = makeTempDir({ keep: opts.keep })
+  const token = newAdminToken()
   let database
+  let databaseUrl
   if (opts.embedded) {
-    database = { kind: "embedded PGlite", detail: `in ${env.BUNDLES_DATA_DIR}` }
+    database = { kind: "embedded PGlite", detail: `in ${path.join(tmp, "data")}` }
   } else {
-    const name = `bundles_bench_${randomBytes(6).toString("hex")}`
-    await sql(`CREATE DATABASE "${name}"`)
-    log(`created database ${name}`)
-    let dropped = false
-    onCleanup(
-      "database",
-      async () => {
-        if (opts.keep) return log(`kept database ${name}`)
-        try {
-          await sql(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)
-        } catch {
-          await sql(`DROP DATABASE IF EXISTS "${name}"`)
-        }
-        dropped = true
-        log(`dropped database ${name}`)
-      },
-      () => opts.keep || dropped || dropDatabaseSync(name)
-    )
-    const url = new URL(opts.pg)
-    url.pathname = `/${name}`
-    env.DATABASE_URL = url.toString()
-    const version = await sql("SHOW server_version").catch(() => "?")
-    database = { kind: `Postgres ${version.split(" ")[0]}`, detail: `database ${name}` }
+    const created = await pg.createDatabase({ keep: opts.keep })
+    databaseUrl = created.url
+    database = { kind: `Postgres ${created.version}`, detail: `database ${created.name}` }
   }
-
-  const port = await freePort()
-  const logFile = path.join(tmp, "server.log")
-  const errFile = path.join(tmp, "server.err")
-  const out = fs.openSync(logFile, "w")
-  const err = fs.openSync(errFile, "w")
-  // The server logs one line per request; a file keeps that off the load generator's CPU.
-  const child = spawn(process.execPath, [SERVER_BIN, "serve", "--port", String(port), "--host", "127.0.0.1"], {
-    cwd: ROOT,
-    env,
-    stdio: ["ignore", out, err]
-  })
-  fs.closeSync(out)
-  fs.closeSync(err)
-
-  const server = {
-    child,
-    pid: child.pid,
+  const server = await spawnServer({
+    tmp,
     token,
-    logFile,
-    errFile,
-    database,
-    exited: undefined,
-    stopping: false
-  }
-  const exited = new Promise((resolve) =>
-    child.on("exit", (code, signal) => {
-      server.exited = { code, signal }
-      resolve(server.exited)
-      if (!server.stopping) {
-        console.error(`\n!! the server exited unexpectedly (code ${code}, signal ${signal})`)
-        console.error(tail(errFile, 20) || tail(logFile, 20))
-        for (const instance of activeLoads) instance.stop()
-      }
-    })
-  )
-  onCleanup(
-    "server",
-    async () => {
-      if (server.exited) return
-      server.stopping = true
-      child.kill("SIGTERM")
-      const result = await Promise.race([exited, sleep(15_000).then(() => undefined)])
-      if (result === undefined) {
-        log("the server did not stop within 15 s of SIGTERM; sending SIGKILL")
-        child.kill("SIGKILL")
-        await exited
-        problem("the server did not stop within 15 s of SIGTERM")
-      } else {
-        log(`server stopped (${result.signal ?? `exit ${result.code}`})`)
-      }
-    },
-    () => server.exited || child.kill("SIGKILL")
-  )
-
-  const deadline = Date.now() + 120_000
-  for (;;) {
-    const text = fs.readFileSync(logFile, "utf8")
-    const match = /listening on (http:\/\/\S+)/.exec(text)
-    if (match) {
-      server.url = match[1]
-      break
+    databaseUrl,
+    onUnexpectedExit: () => {
+      for (const instance of activeLoads) instance.stop()
     }
-    if (server.exited) throw new Error(`the server exited before listening:\n${tail(errFile, 30) || tail(logFile, 30)}`)
-    if (Date.now() > deadline) {
-      throw new Error(`the server did not print "listening on" within 120 s:\n${tail(logFile, 30)}`)
-    }
-    await sleep(100)
-  }
-  log(`server pid ${child.pid} listening on ${server.url} (${database.kind}, ${database.detail})`)
+  })
+  server.database = database
+  log(`server pid ${server.pid} listening on ${server.url} (${database.kind}, ${database.detail})`)
   return server
-}
-
-const tail = (file, lines) => {
-  try {
-    return fs.readFileSync(file, "utf8").trimEnd().split("\n").slice(-lines).join("\n")
-  } catch {
-    return ""
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Process memory
-
-/** VmRSS of a process in kB, from /proc/<pid>/status; undefined when it cannot be read. */
-const rssKb = (pid) => {
-  if (pid === undefined) return undefined
-  try {
-    const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))
-    return match ? Number(match[1]) : undefined
-  } catch {
-    return undefined
-  }
-}
-
-/** User + system CPU time of a process in seconds, from /proc/<pid>/stat (assumes 100 ticks a second). */
-const cpuSeconds = (pid) => {
-  if (pid === undefined) return undefined
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8")
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
-    return (Number(fields[11]) + Number(fields[12])) / 100
-  } catch {
-    return undefined
-  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -605,7 +261,7 @@ function runLoad({ url, seconds, requests }) {
     )
     activeLoads.add(instance)
     const watchdog = setTimeout(() => instance.stop(), (seconds + TIMEOUT + 30) * 1000)
-    if (interrupted) instance.stop()
+    if (runState.interrupted) instance.stop()
   })
 }
 
@@ -665,13 +321,13 @@ async function scenario(target, name, makeRequests) {
     log(`${name}: warm-up ${WARMUP} s`)
     await runLoad({ url: target.url, seconds: WARMUP, requests: makeRequests(newTally()) })
   }
-  if (interrupted || target.exited) return undefined
+  if (runState.interrupted || target.exited) return undefined
   log(`${name}: ${SECONDS} s at ${CONNECTIONS} connections`)
   const tally = newTally()
   const rssBefore = rssKb(target.pid)
   const cpuBefore = cpuSeconds(target.pid)
   const result = await runLoad({ url: target.url, seconds: SECONDS, requests: makeRequests(tally) })
-  if (interrupted) return undefined
+  if (runState.interrupted) return undefined
   const s = summarize(name, result, tally, {
     rssBefore,
     rssAfter: rssKb(target.pid),
@@ -703,7 +359,7 @@ async function soak(target, ctx) {
   } finally {
     clearInterval(timer)
   }
-  if (interrupted) return undefined
+  if (runState.interrupted) return undefined
   sample()
   const s = summarize(`soak ${SOAK} s (${name})`, result, all, {
     perEndpoint: Object.fromEntries(Object.entries(tally).map(([k, t]) => [k, t.statuses])),
@@ -747,41 +403,6 @@ function wrapTally(req, all) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Server log (our own server only): requests by route and status
-
-async function readServerLog(file) {
-  const routes = new Map()
-  const notable = []
-  let jsonLines = 0
-  let otherLines = 0
-  const stream = fs.createReadStream(file, { encoding: "utf8" })
-  for await (const line of readline.createInterface({ input: stream, crlfDelay: Infinity })) {
-    if (!line.startsWith("{")) {
-      if (line.trim() !== "") otherLines++
-      continue
-    }
-    let entry
-    try {
-      entry = JSON.parse(line)
-    } catch {
-      otherLines++
-      continue
-    }
-    jsonLines++
-    const a = entry.annotations ?? {}
-    if (entry.message === "request" && a.path !== undefined) {
-      const route = `${a.method} ${String(a.path).replace(/\/\d+(?=\/|$)/g, "/{id}")}`
-      const key = `${route} ${a.status}`
-      routes.set(key, (routes.get(key) ?? 0) + 1)
-      if (a.status >= 500 && notable.length < 10) notable.push(line.slice(0, 400))
-    } else if (/^(WARN|WARNING|ERROR|FATAL)$/i.test(String(entry.logLevel)) && notable.length < 10) {
-      notable.push(line.slice(0, 400))
-    }
-  }
-  return { routes, notable, jsonLines, otherLines }
-}
-
-// ---------------------------------------------------------------------------------------------
 // Main
 
 async function main() {
@@ -818,18 +439,13 @@ async function main() {
     checkBinary()
     target = await startServer()
   }
-  const admin = (method, pathname, body, expect) =>
-    request(method, `${target.url}/admin/v1${pathname}`, {
-      headers: { authorization: `Bearer ${target.token}` },
-      body,
-      expect
-    }).then((r) => r.json)
+  const admin = adminClient(target.url, target.token)
 
   // 2. Seeding through the admin API
   if (opts["skip-catalog"]) {
     log("catalogue import skipped (--skip-catalog)")
   } else {
-    const imported = await admin("POST", "/catalog", JSON.parse(fs.readFileSync(CATALOG_FILE, "utf8")))
+    const imported = await importCatalog(admin)
     log(
       `imported examples/catalog.json: networks ${JSON.stringify(imported.networks)}, bundles ${
         JSON.stringify(imported.bundles)
@@ -839,25 +455,27 @@ async function main() {
   const exported = await admin("GET", "/catalog")
   const exportedBundles = (exported.networks ?? []).reduce((n, net) => n + (net.bundles?.length ?? 0), 0)
   log(`catalogue export: ${exported.networks?.length ?? 0} networks, ${exportedBundles} bundles`)
-  const account = await admin("POST", "/accounts", { name: `bench ${new Date().toISOString()}` }, [201])
-  await admin("POST", `/accounts/${account.id}/wallet/fund`, { amount: FUNDS_CEDIS, wallet: "main", note: "load test" })
-  const key = await admin("POST", `/accounts/${account.id}/keys`, undefined, [201])
-  await admin("PATCH", `/accounts/${account.id}`, { limits: LIMITS })
+  const account = await createAccount(admin, {
+    name: `bench ${new Date().toISOString()}`,
+    funds: FUNDS_CEDIS,
+    limits: LIMITS,
+    note: "load test"
+  })
   log(
-    `account ${account.id} funded with GHS ${FUNDS_CEDIS.toLocaleString("en")}, key ${key.prefix}..., limits ${
+    `account ${account.id} funded with GHS ${FUNDS_CEDIS.toLocaleString("en")}, key ${account.prefix}..., limits ${
       JSON.stringify(LIMITS)
     }`
   )
   if (opts.url !== undefined) {
     // Do not leave a funded, working key behind on someone else's server.
     onCleanup("bench key", async () => {
-      await admin("DELETE", `/accounts/${account.id}/keys/${key.id}`)
+      await admin("DELETE", `/accounts/${account.id}/keys/${account.keyId}`)
       log(`revoked the bench key of account ${account.id}`)
     })
   }
 
-  const apiKey = key.api_key
-  const api = (pathname) => request("GET", `${target.url}/api/v1${pathname}`, { headers: { "x-api-key": apiKey } })
+  const apiKey = account.apiKey
+  const api = apiClient(target.url, apiKey)
 
   // The raised limits must be in force, or the runs would measure 429s.
   for (let attempt = 0;; attempt++) {
@@ -870,14 +488,8 @@ async function main() {
   }
 
   // Active bundles to order: the cheapest few across the networks, so the wallet lasts.
-  const networks = (await api("/networks")).json.networks
-  const active = []
-  for (const network of networks) {
-    const { bundles } = (await api(`/networks/${network.id}/bundles`)).json
-    for (const b of bundles) if (b.is_active) active.push({ ...b, network: network.name })
-  }
+  const active = await activeBundles(api)
   if (active.length === 0) throw new Error("no active bundle to order")
-  active.sort((a, b) => a.price - b.price)
   const chosen = active.slice(0, 8)
   const maxPrice = Math.max(...chosen.map((b) => b.price))
   orders.budget = Math.floor((FUNDS_CEDIS * 0.98) / maxPrice)
@@ -892,7 +504,7 @@ async function main() {
   // 3. The scenarios
   const results = []
   const run = async (name, makeRequests) => {
-    if (interrupted || target.exited) return
+    if (runState.interrupted || target.exited) return
     console.log("")
     const s = await scenario(target, name, makeRequests)
     if (s) results.push(s)
@@ -902,53 +514,41 @@ async function main() {
 
   // 4. The soak
   let soakResult
-  if (SOAK > 0 && !interrupted && !target.exited) {
+  if (SOAK > 0 && !runState.interrupted && !target.exited) {
     console.log("")
     soakResult = await soak(target, ctx)
     results.push(soakResult)
   }
-  if (interrupted) return 130
+  if (runState.interrupted) return 130
   if (target.exited) throw new Error("the server died during the load")
 
   // 5. Checks: the audit, and every acknowledged order in the database exactly once
   console.log("")
   log("checks")
   await sleep(1000) // let requests abandoned by a stopping run finish on the server
-  const audit = await admin("GET", "/audit")
-  console.log(`  audit              ${JSON.stringify(audit)}`)
-  if (audit.ok !== true) problem("GET /admin/v1/audit did not report ok: true")
+  const audit = await auditCheck(admin)
 
   const countFor = async (phone) => (await api(`/orders?phone_number=${phone}&per_page=1`)).json.pagination.total
   const dbTotal = (await api("/orders?per_page=1")).json.pagination.total
 
   const unknown = [...orders.unknown]
-  let unknownFound = 0
-  let unknownChecked = 0
-  for (const phone of unknown.slice(0, MAX_LOOKUPS)) {
-    const n = await countFor(phone)
-    unknownChecked++
-    unknownFound += Math.min(n, 1)
-    if (n > 1) problem(`phone ${phone} has ${n} orders, expected at most 1`)
-  }
-  let rejectedFound = 0
-  for (const phone of orders.rejectedSample) {
-    if ((await countFor(phone)) > 0) rejectedFound++
-  }
+  const rec = await reconcileOrders({
+    total: dbTotal,
+    acknowledged: orders.acknowledged,
+    unknown,
+    rejectedSample: orders.rejectedSample,
+    ackSample: orders.ackSample,
+    count: countFor,
+    maxLookups: MAX_LOOKUPS
+  })
+  const { unknownFound, unknownChecked, rejectedFound, ackMissing, ackDuplicated, expected, exact } = rec
+  for (const { key, n } of rec.unknownDuplicates) problem(`phone ${key} has ${n} orders, expected at most 1`)
   if (rejectedFound > 0) problem(`${rejectedFound} orders answered with 4xx exist in the database anyway`)
-  let ackMissing = 0
-  let ackDuplicated = 0
-  for (const phone of orders.ackSample) {
-    const n = await countFor(phone)
-    if (n === 0) ackMissing++
-    if (n > 1) ackDuplicated++
-  }
   if (ackMissing > 0) problem(`${ackMissing} of ${orders.ackSample.length} sampled acknowledged orders are missing`)
   if (ackDuplicated > 0) {
     problem(`${ackDuplicated} of ${orders.ackSample.length} sampled acknowledged orders exist more than once`)
   }
 
-  const expected = orders.acknowledged + unknownFound + rejectedFound
-  const exact = unknownChecked === unknown.length
   console.log(`  orders in database ${dbTotal} (GET /api/v1/orders pagination total for account ${account.id})`)
   console.log(
     `  200s seen          ${orders.acknowledged} for POST /orders (warm-ups included), ${orders.rejected} 4xx`
@@ -961,7 +561,7 @@ async function main() {
   console.log(
     `  sampled 200s       ${orders.ackSample.length} looked up: ${ackMissing} missing, ${ackDuplicated} duplicated`
   )
-  const match = dbTotal === expected
+  const match = rec.match
   console.log(
     `  reconciliation     ${dbTotal} in database ${
       match ? "=" : "≠"
@@ -1056,20 +656,9 @@ async function main() {
     log(`wrote ${opts.json}`)
   }
 
-  if (problems.length > 0) {
-    console.log(`\n${problems.length} problem(s):`)
-    for (const p of problems) console.log(`  - ${p}`)
-  }
+  printProblems()
   const failed = audit.ok !== true || !match || ackMissing > 0 || ackDuplicated > 0 || rejectedFound > 0
   return failed ? 1 : 0
 }
 
-let code
-try {
-  code = await main()
-} catch (error) {
-  console.error(`\nload test failed: ${error.stack ?? error.message}`)
-  code = 1
-}
-await cleanup()
-process.exit(code)
+await runMain("load test", main)
