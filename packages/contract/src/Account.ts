@@ -5,9 +5,10 @@
 import { HttpApiSchema } from "@effect/platform"
 import { Context, Schema } from "effect"
 import { Failed } from "./ApiError.js"
+import { MAX_ID } from "./Identifier.js"
 
 /** An account's identifier. */
-export const AccountId = Schema.Int.pipe(Schema.positive(), Schema.brand("AccountId"))
+export const AccountId = Schema.Int.pipe(Schema.between(1, MAX_ID), Schema.brand("AccountId"))
 
 /** The type of `AccountId`. */
 export type AccountId = typeof AccountId.Type

@@ -23,6 +23,7 @@ import { AuditReport, LedgerEntry } from "./Ledger.js"
 import { Cedis, PositiveCedis } from "./Money.js"
 import { Order, OrderNotFound, OrderStatus, Pagination } from "./Order.js"
 import { RateLimits, RateLimitsPatch } from "./RateLimit.js"
+import { text } from "./Text.js"
 import { Balance, InsufficientBalance, WalletKind } from "./Wallet.js"
 
 /** The path prefix of the admin API. */
@@ -34,16 +35,12 @@ export class AdminAuth extends HttpApiMiddleware.Tag<AdminAuth>()("contract/Admi
   security: { bearer: HttpApiSecurity.bearer }
 }) {}
 
-const Name = Schema.String.pipe(
-  Schema.minLength(1, { message: () => "must not be empty" }),
-  Schema.maxLength(100, { message: () => "must be at most 100 characters" })
-)
+const Name = text(100)
 
-const Note = Schema.String.pipe(Schema.maxLength(500, { message: () => "must be at most 500 characters" }))
+const Note = text(500, 0)
 
 /** A webhook URL: http(s), at most 2048 characters. */
-export const WebhookUrl = Schema.String.pipe(
-  Schema.maxLength(2048),
+export const WebhookUrl = text(2048).pipe(
   Schema.filter((s) => {
     try {
       const url = new URL(s)
@@ -206,7 +203,7 @@ export const FundWalletPayload = Schema.Struct({
 export const AdjustWalletPayload = Schema.Struct({
   amount: Cedis.pipe(Schema.filter((pesewas) => pesewas !== 0n || "must not be 0")),
   wallet: Schema.optional(WalletKind).annotations({ description: "Default main" }),
-  note: Note.pipe(Schema.minLength(1, { message: () => "is required for an adjustment" }))
+  note: text(500).annotations({ message: () => "is required for an adjustment: 1 to 500 characters of text" })
 }).annotations({ parseOptions: { errors: "all" } })
 
 /** 200 of a wallet movement: the new balances and the ledger entry written. */

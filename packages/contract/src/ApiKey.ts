@@ -5,9 +5,10 @@ import { HttpApiMiddleware, HttpApiSchema, HttpApiSecurity } from "@effect/platf
 import { Schema } from "effect"
 import { CurrentAccount } from "./Account.js"
 import { Failed, Unauthorized } from "./ApiError.js"
+import { MAX_ID } from "./Identifier.js"
 
 /** An API key's identifier (not the key itself). */
-export const ApiKeyId = Schema.Int.pipe(Schema.positive(), Schema.brand("ApiKeyId"))
+export const ApiKeyId = Schema.Int.pipe(Schema.between(1, MAX_ID), Schema.brand("ApiKeyId"))
 
 /** The type of `ApiKeyId`. */
 export type ApiKeyId = typeof ApiKeyId.Type

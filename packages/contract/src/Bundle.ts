@@ -4,11 +4,12 @@
 import { HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
 import { Failed } from "./ApiError.js"
+import { MAX_ID } from "./Identifier.js"
 import { Cedis } from "./Money.js"
 
 /** A bundle's identifier, used when ordering. */
 export const BundleId = Schema.Int.pipe(
-  Schema.between(1, 2_147_483_647, { message: () => "must be a bundle id from the bundles list" }),
+  Schema.between(1, MAX_ID, { message: () => "must be a bundle id from the bundles list" }),
   Schema.brand("BundleId")
 )
 

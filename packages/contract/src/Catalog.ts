@@ -6,6 +6,7 @@ import { Schema } from "effect"
 import { PriceGroupName } from "./Account.js"
 import { PositiveCedis } from "./Money.js"
 import { HexColor, NetworkSlug } from "./Network.js"
+import { text } from "./Text.js"
 
 /** A bundle's stable key in the catalogue file (`mtn-1gb`). */
 export const BundleKey = Schema.String.pipe(
@@ -14,21 +15,17 @@ export const BundleKey = Schema.String.pipe(
   })
 )
 
-const label = (max: number) =>
-  Schema.String.pipe(
-    Schema.minLength(1, { message: () => "must not be empty" }),
-    Schema.maxLength(max, { message: () => `must be at most ${max} characters` })
-  )
-
 /** A bundle in the catalogue file. */
 export const CatalogBundle = Schema.Struct({
   key: BundleKey,
-  size: label(32),
-  name: label(100),
-  badge: Schema.optionalWith(Schema.String.pipe(Schema.maxLength(100)), { default: () => "" }),
+  size: text(32),
+  name: text(100),
+  badge: Schema.optionalWith(text(100, 0), { default: () => "" }),
   active: Schema.optionalWith(Schema.Boolean, { default: () => true }),
   price: PositiveCedis.annotations({ description: "Base price, paid by accounts whose group has no price of its own" }),
-  prices: Schema.optionalWith(Schema.Record({ key: PriceGroupName, value: PositiveCedis }), { default: () => ({}) })
+  // Keys are checked against the file's and the database's price groups by the import, so that a
+  // misspelt group is an error rather than a key the schema would quietly drop.
+  prices: Schema.optionalWith(Schema.Record({ key: Schema.String, value: PositiveCedis }), { default: () => ({}) })
 }).annotations({ identifier: "CatalogBundle" })
 
 /** The type of `CatalogBundle`. */
@@ -37,9 +34,9 @@ export type CatalogBundle = typeof CatalogBundle.Type
 /** A network in the catalogue file, with its bundles in display order. */
 export const CatalogNetwork = Schema.Struct({
   slug: NetworkSlug,
-  name: label(100),
+  name: text(100),
   color: HexColor,
-  delivery: label(100),
+  delivery: text(100),
   active: Schema.optionalWith(Schema.Boolean, { default: () => true }),
   bundles: Schema.Array(CatalogBundle).pipe(Schema.maxItems(500))
 }).annotations({ identifier: "CatalogNetwork" })

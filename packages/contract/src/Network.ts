@@ -4,9 +4,10 @@
 import { HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
 import { Failed } from "./ApiError.js"
+import { MAX_ID } from "./Identifier.js"
 
 /** A network's identifier, used in paths. */
-export const NetworkId = Schema.Int.pipe(Schema.positive(), Schema.brand("NetworkId"))
+export const NetworkId = Schema.Int.pipe(Schema.between(1, MAX_ID), Schema.brand("NetworkId"))
 
 /** The type of `NetworkId`. */
 export type NetworkId = typeof NetworkId.Type

@@ -101,6 +101,9 @@ const CLAIM_LEASE_SECONDS = 60
 
 const encodeCedis = Schema.encodeSync(Order.Order.fields.amount_paid)
 
+/** Only a well-formed order number can name an order: anything else is not found without a query. */
+const isOrderNumber = Schema.is(Order.OrderNumber)
+
 /** Converts a list filter bound to an instant: a whole day starts at midnight UTC and `to` includes it. */
 const boundInstant = (bound: string, edge: "from" | "to"): Date => {
   if (!Order.isWholeDay(bound)) return new Date(bound)
@@ -318,7 +321,7 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
 
     /** One order of an account; another account's order is not found, like an unknown one. */
     const get = Effect.fn("Orders.get")(function*(accountId: number, orderNumber: string) {
-      const [row] = orderNumber.length > 32 ? [] : yield* orDie(sql<OrderRow>`
+      const [row] = !isOrderNumber(orderNumber) ? [] : yield* orDie(sql<OrderRow>`
         SELECT ${sql.literal(ORDER_COLUMNS)} FROM orders o
         WHERE o.order_number = ${orderNumber} AND o.account_id = ${accountId}
       `)
@@ -372,7 +375,9 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
     })
 
     const adminFind = (orderNumber: string) =>
-      orDie(sql<OrderRow>`SELECT ${sql.literal(ORDER_COLUMNS)} FROM orders o WHERE o.order_number = ${orderNumber}`)
+      (isOrderNumber(orderNumber)
+        ? orDie(sql<OrderRow>`SELECT ${sql.literal(ORDER_COLUMNS)} FROM orders o WHERE o.order_number = ${orderNumber}`)
+        : Effect.succeed([]))
         .pipe(
           Effect.flatMap(([row]) =>
             row === undefined

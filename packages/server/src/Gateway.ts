@@ -34,11 +34,16 @@ export const scopesOf = (route: Route | undefined): ReadonlyArray<"all" | "order
   return ["all"]
 }
 
-const jsonDepth = (value: unknown): number => {
-  if (typeof value !== "object" || value === null) return 0
-  let deepest = 0
-  for (const child of Object.values(value)) deepest = Math.max(deepest, jsonDepth(child))
-  return deepest + 1
+/** True when `value` nests objects or arrays deeper than `limit` (without recursion: the input is hostile). */
+export const nestedDeeperThan = (value: unknown, limit: number): boolean => {
+  const pending: Array<[unknown, number]> = [[value, 0]]
+  while (pending.length > 0) {
+    const [next, depth] = pending.pop()!
+    if (typeof next !== "object" || next === null) continue
+    if (depth + 1 > limit) return true
+    for (const child of Object.values(next)) pending.push([child, depth + 1])
+  }
+  return false
 }
 
 const isJsonContentType = (value: string | undefined) =>
@@ -187,7 +192,7 @@ export const make = (routes: Routes) =>
         } catch {
           return yield* new ApiError.BadRequest({ message: "Malformed JSON in request body" })
         }
-        if (jsonDepth(body) > MAX_JSON_DEPTH) {
+        if (nestedDeeperThan(body, MAX_JSON_DEPTH)) {
           return yield* new ApiError.BadRequest({ message: `JSON nested deeper than ${MAX_JSON_DEPTH} levels` })
         }
         return RequestBody.withBody(request, text, body)
@@ -243,7 +248,7 @@ export const make = (routes: Routes) =>
     return (app: HttpApp.Default) =>
       Effect.gen(function*() {
         const request = yield* HttpServerRequest.HttpServerRequest
-        const path = new URL(request.url, "http://localhost").pathname
+        const path = RequestContext.pathOf(request.url)
         const address = ClientAddress.of(request, trusted)
         const isAdmin = path === AdminApi.ADMIN_PREFIX || path.startsWith(`${AdminApi.ADMIN_PREFIX}/`)
         // A refused admin token is a failed authentication (refused API keys were counted by `admit`).

@@ -18,3 +18,20 @@ export const current: FiberRef.FiberRef<RequestInfo> = FiberRef.unsafeMake<Reque
 
 /** A new request id: `req_` and 16 random hex characters. */
 export const newId = (): string => `req_${randomBytes(8).toString("hex")}`
+
+/**
+ * The path of a request target as the router sees it: the origin-form path without its query,
+ * dot segments kept (the router does not resolve them either). An absolute-form target
+ * (`GET http://host/path`) gives its path, and one that does not parse gives "/".
+ */
+export const pathOf = (target: string): string => {
+  if (target.startsWith("/")) {
+    const query = target.indexOf("?")
+    return query < 0 ? target : target.slice(0, query)
+  }
+  try {
+    return new URL(target).pathname
+  } catch {
+    return "/"
+  }
+}

@@ -22,7 +22,7 @@ export const middleware = HttpMiddleware.make((app) =>
           Effect.annotateLogs({
             request_id: info.id,
             method: request.method,
-            path: new URL(request.url, "http://localhost").pathname,
+            path: RequestContext.pathOf(request.url),
             // 499: the client went away before the answer (its order may still have been placed).
             status: Exit.isSuccess(exit) ? exit.value.status : Exit.isInterrupted(exit) ? 499 : 500,
             duration_ms: Math.round((performance.now() - started) * 10) / 10,
