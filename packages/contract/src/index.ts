@@ -10,6 +10,8 @@ export * as AdminApi from "./AdminApi.js"
 export * as ApiError from "./ApiError.js"
 /** API keys and the `x-api-key` middleware. */
 export * as ApiKey from "./ApiKey.js"
+/** Identifiers' range. */
+export * as Identifier from "./Identifier.js"
 /** Bundles. */
 export * as Bundle from "./Bundle.js"
 /** The catalogue file format. */
@@ -28,5 +30,7 @@ export * as Phone from "./Phone.js"
 export * as RateLimit from "./RateLimit.js"
 /** The public reseller API. */
 export * as ResellerApi from "./ResellerApi.js"
+/** Free text from requests. */
+export * as Text from "./Text.js"
 /** Wallets and balances. */
 export * as Wallet from "./Wallet.js"
