@@ -22,11 +22,11 @@ export const ApiKeyAuthLive = Layer.effect(
               message: `Missing API key: send it in the ${ApiKey.API_KEY_HEADER} header`
             })
           }
-          const principal = yield* apiKeys.authenticate(key)
+          const info = yield* FiberRef.get(RequestContext.current)
+          const principal = info.principal ?? (yield* apiKeys.authenticate(key))
           if (Option.isNone(principal)) {
             return yield* new ApiError.Unauthorized({ message: "Invalid API key" })
           }
-          const info = yield* FiberRef.get(RequestContext.current)
           info.accountId = principal.value.accountId
           return {
             accountId: principal.value.accountId,

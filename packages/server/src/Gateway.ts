@@ -161,6 +161,8 @@ export const make = (routes: Routes) =>
         if (isAdmin) return
         const principal = credentials ? yield* apiKeys.authenticate(Redacted.make(credentials)) : Option.none()
         if (credentials && Option.isNone(principal)) yield* failedAuthentication(address)
+        const info = yield* FiberRef.get(RequestContext.current)
+        info.principal = principal
         const subject = Option.match(principal, {
           onNone: () => `address:${address}`,
           onSome: (p) => `account:${p.accountId}`

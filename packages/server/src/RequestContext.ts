@@ -1,19 +1,23 @@
 /**
  * What the server learns about a request while handling it, for its log line and its 500s.
  */
-import { FiberRef } from "effect"
+import type { ApiKeys } from "@databundle/core"
+import { FiberRef, type Option } from "effect"
 import { randomBytes } from "node:crypto"
 
 /** A request's id and, once authenticated, its account. */
 export interface RequestInfo {
   readonly id: string
   accountId: number | undefined
+  /** The API key's lookup, once the gateway made it, so the security middleware need not repeat it. */
+  principal: Option.Option<ApiKeys.Principal> | undefined
 }
 
 /** The current request's info; the request pipeline sets a fresh one per request. */
 export const current: FiberRef.FiberRef<RequestInfo> = FiberRef.unsafeMake<RequestInfo>({
   id: "none",
-  accountId: undefined
+  accountId: undefined,
+  principal: undefined
 })
 
 /** A new request id: `req_` and 16 random hex characters. */
