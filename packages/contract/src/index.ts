@@ -10,12 +10,12 @@ export * as AdminApi from "./AdminApi.js"
 export * as ApiError from "./ApiError.js"
 /** API keys and the `x-api-key` middleware. */
 export * as ApiKey from "./ApiKey.js"
-/** Identifiers' range. */
-export * as Identifier from "./Identifier.js"
 /** Bundles. */
 export * as Bundle from "./Bundle.js"
 /** The catalogue file format. */
 export * as Catalog from "./Catalog.js"
+/** Identifiers' range. */
+export * as Identifier from "./Identifier.js"
 /** The ledger and its audit. */
 export * as Ledger from "./Ledger.js"
 /** Money: cedis on the wire, pesewas inside. */
