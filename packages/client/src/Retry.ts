@@ -7,7 +7,7 @@
  * failures are visible; the last attempt's response goes on to be decoded into the contract's
  * typed errors as usual.
  */
-import { HttpClient, HttpClientError, type HttpClientRequest, type HttpClientResponse } from "@effect/platform"
+import { HttpClient, HttpClientError, type HttpClientRequest, HttpClientResponse } from "@effect/platform"
 import { Cause, Duration, Effect, Either, FiberRef } from "effect"
 import { globalValue } from "effect/GlobalValue"
 
@@ -127,15 +127,27 @@ export const withPolicy = (options: {
       const timeoutMillis = call.timeoutMillis ?? options.timeoutMillis
       const { policy } = options
       const safe = policy.onTransient && options.idempotent(request)
+      // The whole body is read within the attempt (so the timeout covers it), then handed on as
+      // a response of its own: some HttpClients cannot read a body twice.
       const attemptOnce = execute.pipe(
-        Effect.tap((response) =>
-          Effect.mapError(response.arrayBuffer, (cause) =>
-            new HttpClientError.RequestError({
-              request,
-              reason: "Transport",
-              cause,
-              description: "the connection broke while the response was being read"
-            }))
+        Effect.flatMap((response) =>
+          Effect.mapBoth(response.arrayBuffer, {
+            onFailure: (cause) =>
+              new HttpClientError.RequestError({
+                request,
+                reason: "Transport",
+                cause,
+                description: "the connection broke while the response was being read"
+              }),
+            onSuccess: (bytes) =>
+              HttpClientResponse.fromWeb(
+                request,
+                new Response(bytes.byteLength === 0 ? null : bytes, {
+                  status: response.status,
+                  headers: Object.entries(response.headers)
+                })
+              )
+          })
         ),
         Effect.timeoutFail({
           duration: Duration.millis(timeoutMillis),

@@ -4,8 +4,9 @@
  * paging through every order; and the ways a base URL may be written.
  */
 import { targets } from "@databundle/core/testing"
+import { NodeHttpClient } from "@effect/platform-node"
 import { afterAll, assert, beforeAll, beforeEach, describe, expect, it } from "@effect/vitest"
-import { Chunk, Effect, Stream } from "effect"
+import { Chunk, Effect, Layer, Stream } from "effect"
 import {
   BundlesClient,
   createClient,
@@ -162,6 +163,20 @@ for (const target of targets) {
       )
       assert.sameMembers(Chunk.toArray(streamed).map((o) => o.order_number), placed)
     })
+
+    it.effect("the Effect face over an HttpClient that reads a body only once (Node's)", () =>
+      Effect.gen(function*() {
+        const { key } = yield* Effect.promise(() => server.account({ funds: 1_000n }))
+        const balance = yield* Effect.flatMap(BundlesClient, (client) => client.balance()).pipe(
+          Effect.provide(
+            Layer.effect(BundlesClient, BundlesClient.make({ apiKey: key, baseUrl: server.baseUrl })).pipe(
+              Layer.provide(NodeHttpClient.layer)
+            )
+          ),
+          Effect.timeout("10 seconds")
+        )
+        assert.strictEqual(balance.main, 1_000n)
+      }))
 
     it.effect("the Effect face: the contract's types, and the derived client behind the same policy", () =>
       Effect.gen(function*() {
