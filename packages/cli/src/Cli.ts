@@ -1,0 +1,275 @@
+/**
+ * The `bundles` command tree. Every leaf takes `--json`, `--api-key` and `--base-url`, after
+ * the whole command as scripts write them. A leaf's module is loaded only when it runs, so
+ * `--help` and `--version` start without the API client: this module and what it imports
+ * form the start-up path, hence its deep imports (the `effect` barrel would pull in every
+ * module) and no value import of the command modules.
+ */
+import { parsePhone } from "@databundle/client/Phone"
+import { Args, CliConfig, Command, HelpDoc, Options, ValidationError } from "@effect/cli"
+import * as Cause from "effect/Cause"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
+import * as Predicate from "effect/Predicate"
+import type * as Redacted from "effect/Redacted"
+import { Tty, uncolored } from "./Tty.js"
+import { VERSION } from "./Version.js"
+
+/** Where the CLI looks for the server when nothing says otherwise: the server's own default. */
+export const DEFAULT_BASE_URL = "http://127.0.0.1:8080"
+
+/** The options every command takes, after the whole command. */
+export const shared = {
+  json: Options.boolean("json").pipe(
+    Options.withDescription("Print one JSON document on stdout and nothing else there")
+  ),
+  apiKey: Options.redacted("api-key").pipe(
+    Options.withDescription("The account's API key (env BUNDLES_API_KEY, else the key saved by bundles login)"),
+    Options.optional
+  ),
+  baseUrl: Options.text("base-url").pipe(
+    Options.withDescription(`The API's address (env BUNDLES_BASE_URL, else the saved one, else ${DEFAULT_BASE_URL})`),
+    Options.optional
+  )
+}
+
+/** The values of the shared options. */
+export interface Shared {
+  readonly json: boolean
+  readonly apiKey: Option.Option<Redacted.Redacted<string>>
+  readonly baseUrl: Option.Option<string>
+}
+
+/** Runs a command from its module, imported on first use. */
+const lazy = <M, A, E, R>(load: () => Promise<M>, run: (module: M) => Effect.Effect<A, E, R>) =>
+  Effect.flatMap(Effect.promise(load), run)
+
+const invalid = (message: string) => ValidationError.invalidValue(HelpDoc.p(message))
+
+const yes = Options.boolean("yes").pipe(
+  Options.withAlias("y"),
+  Options.withDescription("Do not ask for confirmation (it is asked only on a terminal)")
+)
+
+// ---------------------------------------------------------------------------------------------
+// Account: login, logout, balance
+// ---------------------------------------------------------------------------------------------
+
+const login = Command.make("login", shared, (options) => lazy(() => import("./Login.js"), (m) => m.login(options)))
+  .pipe(Command.withDescription(
+    "Check an API key against the API and save it (with the base URL) in a file readable by you only"
+  ))
+
+const logout = Command.make(
+  "logout",
+  { json: shared.json },
+  (options) => lazy(() => import("./Login.js"), (m) => m.logout(options))
+).pipe(
+  Command.withDescription("Remove the saved API key")
+)
+
+const balance = Command.make(
+  "balance",
+  shared,
+  (options) => lazy(() => import("./Wallet.js"), (m) => m.balance(options))
+).pipe(
+  Command.withDescription("The main, referral and agent wallets")
+)
+
+// ---------------------------------------------------------------------------------------------
+// Catalogue: networks, bundles
+// ---------------------------------------------------------------------------------------------
+
+const networks = Command.make(
+  "networks",
+  shared,
+  (options) => lazy(() => import("./Catalogue.js"), (m) => m.networks(options))
+).pipe(
+  Command.withDescription("The active networks")
+)
+
+const bundles = Command.make("bundles", {
+  ...shared,
+  network: Args.text({ name: "NETWORK" }).pipe(Args.withDescription("The network's id or slug (mtn, telecel, ...)"))
+}, (options) => lazy(() => import("./Catalogue.js"), (m) => m.bundles(options))).pipe(
+  Command.withDescription("The bundles of a network, with this account's prices")
+)
+
+// ---------------------------------------------------------------------------------------------
+// Buying: buy, bulk
+// ---------------------------------------------------------------------------------------------
+
+/** The API's rule for a reference: 1 to 64 of `A-Z a-z 0-9 _ . : -`. */
+const REFERENCE = /^[A-Za-z0-9_.:-]{1,64}$/
+
+const buy = Command.make("buy", {
+  ...shared,
+  bundleId: Args.integer({ name: "BUNDLE_ID" }).pipe(
+    Args.withDescription("The bundle's id (see bundles NETWORK)"),
+    Args.mapEffect((id) => id > 0 ? Either.right(id) : Either.left(HelpDoc.p("BUNDLE_ID must be a positive integer")))
+  ),
+  // Words are joined, so `buy 12 024 123 4567` works like `buy 12 "024 123 4567"`.
+  phone: Args.text({ name: "PHONE" }).pipe(
+    Args.atLeast(1),
+    Args.withDescription("The Ghana number: 0241234567, 233241234567, +233 24 123 4567, 024-123-4567, ..."),
+    Args.mapEffect((words) => {
+      const text = words.join(" ")
+      const phone = parsePhone(text)
+      return phone === undefined
+        ? Either.left(HelpDoc.p(`PHONE ${JSON.stringify(text)} is not a Ghana mobile number (e.g. 024 123 4567)`))
+        : Either.right(phone)
+    })
+  ),
+  reference: Options.text("reference").pipe(
+    Options.withDescription("Your own reference; buying again with it returns the same order, never a second one"),
+    Options.mapEffect((text) =>
+      REFERENCE.test(text)
+        ? Either.right(text)
+        : Either.left(invalid("--reference must be 1 to 64 characters of A-Z, a-z, 0-9, _, ., : and -"))
+    ),
+    Options.optional
+  ),
+  yes
+}, (options) => lazy(() => import("./Buy.js"), (m) => m.buy(options))).pipe(
+  Command.withDescription("Buy a bundle for a phone number, paid from the main wallet")
+)
+
+const bulk = Command.make("bulk", {
+  ...shared,
+  file: Args.file({ name: "FILE.csv", exists: "yes" }).pipe(
+    Args.withDescription("Rows of bundle_id,phone_number[,reference], with or without a header row")
+  ),
+  dryRun: Options.boolean("dry-run").pipe(
+    Options.withDescription("Check the file, what the batch already bought and the balance; buy nothing")
+  ),
+  batch: Options.text("batch").pipe(
+    Options.withDescription(
+      "The batch's name, part of every derived reference (default: the file's name without extension)"
+    ),
+    Options.optional
+  ),
+  results: Options.text("results").pipe(
+    Options.withDescription("Where to write the results CSV (default: <file name>.results.csv beside the file)"),
+    Options.optional
+  ),
+  yes
+}, (options) => lazy(() => import("./Bulk.js"), (m) => m.bulk(options))).pipe(
+  Command.withDescription("Buy every row of a CSV file, once: checked first, paced under the rate limit, resumable")
+)
+
+// ---------------------------------------------------------------------------------------------
+// Orders: list, get, watch
+// ---------------------------------------------------------------------------------------------
+
+const orderNumber = Args.text({ name: "ORDER_NUMBER" }).pipe(Args.withDescription("The order's number (ORD-...)"))
+
+const positive = (name: string, max: number) => (n: number) =>
+  Number.isInteger(n) && n >= 1 && n <= max
+    ? Either.right(n)
+    : Either.left(invalid(`--${name} must be an integer from 1 to ${max}`))
+
+const ordersList = Command.make("list", {
+  ...shared,
+  status: Options.choice("status", ["pending", "successful", "failed"] as const).pipe(
+    Options.withDescription("Only orders with this status"),
+    Options.optional
+  ),
+  page: Options.integer("page").pipe(
+    Options.withDescription("Page number (default 1)"),
+    Options.mapEffect(positive("page", 1_000_000)),
+    Options.optional
+  ),
+  perPage: Options.integer("per-page").pipe(
+    Options.withDescription("Orders per page, 1 to 50 (default 20)"),
+    Options.mapEffect(positive("per-page", 50)),
+    Options.optional
+  ),
+  all: Options.boolean("all").pipe(Options.withDescription("Every page, newest first"))
+}, (options) => lazy(() => import("./Orders.js"), (m) => m.list(options))).pipe(
+  Command.withDescription("The account's orders, newest first")
+)
+
+const ordersGet = Command.make(
+  "get",
+  { ...shared, orderNumber },
+  (options) => lazy(() => import("./Orders.js"), (m) => m.get(options))
+).pipe(
+  Command.withDescription("One order")
+)
+
+/** How long `orders watch` waits by default: ten minutes. */
+const WATCH_TIMEOUT_SECONDS = 600
+
+const ordersWatch = Command.make("watch", {
+  ...shared,
+  orderNumber,
+  timeout: Options.float("timeout").pipe(
+    Options.withDescription(
+      `Seconds to wait for the order to settle, 0 for no limit (default ${WATCH_TIMEOUT_SECONDS})`
+    ),
+    Options.mapEffect((seconds) =>
+      seconds >= 0 && Number.isFinite(seconds)
+        ? Either.right(seconds)
+        : Either.left(invalid("--timeout must be 0 or more"))
+    ),
+    Options.withDefault(WATCH_TIMEOUT_SECONDS)
+  )
+}, (options) =>
+  lazy(
+    () => import("./Watch.js"),
+    (m) => m.watch({ ...options, timeout: options.timeout === 0 ? Option.none() : Option.some(options.timeout) })
+  )).pipe(
+    Command.withDescription("Follow an order until it is successful (exit 0) or failed (exit 1)")
+  )
+
+const orders = Command.make("orders").pipe(
+  Command.withDescription("The account's orders"),
+  Command.withSubcommands([ordersList, ordersGet, ordersWatch])
+)
+
+/**
+ * The whole command tree. The root's name ends in a space: @effect/cli 0.77 splits the
+ * arguments at the first one that names a subcommand, the root's own name (which it puts
+ * first) included, so a root named exactly like its `bundles` subcommand never parses. The
+ * space keeps them apart and prints the same.
+ */
+export const command = Command.make("bundles ").pipe(
+  Command.withDescription("Buy data bundles for Ghana phone numbers from your reseller wallet"),
+  Command.withSubcommands([login, logout, balance, networks, bundles, buy, orders, bulk])
+)
+
+const cli = Command.run(command, { name: "bundles", version: VERSION })
+
+/**
+ * Runs the command line (`process.argv`). Text for a stream that takes no colour (a pipe,
+ * `NO_COLOR`) has its colour codes removed, the parser's help and errors included.
+ */
+export const run = (argv: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    const tty = yield* Tty
+    const console = yield* Console.consoleWith(Effect.succeed)
+    return yield* cli(argv).pipe(
+      // Usage errors and failed commands are printed already; anything else gets one line here.
+      Effect.tapErrorCause((cause) =>
+        Cause.isInterruptedOnly(cause) || Option.exists(Cause.failureOption(cause), reported)
+          ? Effect.void
+          : Console.error(`bundles: ${Cause.squash(cause)}`)
+      ),
+      Effect.withConsole(uncolored(console, { stdout: !tty.colorStdout, stderr: !tty.colorStderr })),
+      Effect.provide(CliConfig.layer({ showBuiltIns: false, showTypes: false }))
+    )
+  })
+
+/** A failure whose message is on stderr already: a usage error, or a command's `CliFailure`. */
+const reported = (error: unknown) => ValidationError.isValidationError(error) || Predicate.isTagged(error, "CliFailure")
+
+/** The exit status of a run: 0 success, 1 failure, 2 usage error, 130 stopped by Ctrl-C. */
+export const exitCode = (exit: Exit.Exit<unknown, unknown>): number => {
+  if (Exit.isSuccess(exit)) return 0
+  if (Cause.isInterruptedOnly(exit.cause)) return 130
+  const failure = Cause.failureOption(exit.cause)
+  return Option.isSome(failure) && ValidationError.isValidationError(failure.value) ? 2 : 1
+}

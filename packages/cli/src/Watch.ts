@@ -1,0 +1,69 @@
+/**
+ * `orders watch`: follows an order until it is `successful` or `failed`, polling with a
+ * back-off from 1 s to 5 s (well under the API's 60 requests a minute), with a spinner on a
+ * terminal. The exit status is the outcome: 0 successful, 1 failed or still pending at the
+ * timeout.
+ */
+import { BundlesClient } from "@databundle/client"
+import { Clock, Duration, Effect, Option } from "effect"
+import type * as Config from "./Config.js"
+import { failed } from "./Failure.js"
+import { orderLines, type OrderView } from "./Orders.js"
+import * as Output from "./Output.js"
+import * as Progress from "./Progress.js"
+import * as Session from "./Session.js"
+
+/** The first wait between two looks at the order. */
+export const FIRST_POLL = Duration.seconds(1)
+
+/** The longest wait between two looks at the order. */
+export const LAST_POLL = Duration.seconds(5)
+
+/** The options of `orders watch`. */
+export interface WatchInput extends Config.Shared {
+  readonly orderNumber: string
+  /** Seconds to wait for the order to settle; none waits as long as it takes. */
+  readonly timeout: Option.Option<number>
+}
+
+const settled = (order: OrderView) => order.status !== "pending"
+
+/** `bundles orders watch ORDER_NUMBER`. */
+export const watch = (options: WatchInput) =>
+  Session.run(options, () =>
+    Effect.gen(function*() {
+      const client = yield* BundlesClient
+      const started = yield* Clock.currentTimeMillis
+      let order = yield* client.getOrder(options.orderNumber)
+      if (!settled(order)) {
+        const follow = Effect.gen(function*() {
+          const status = yield* Progress.statusLine
+          const show = Effect.flatMap(
+            Clock.currentTimeMillis,
+            (now) => status.set(`${order.order_number} ${order.status} for ${Progress.duration(now - started)}`)
+          )
+          yield* status.log(`${order.order_number} is pending; waiting until it settles`)
+          let wait = FIRST_POLL
+          while (!settled(order)) {
+            yield* show
+            yield* Effect.sleep(wait)
+            wait = Duration.min(Duration.times(wait, 1.5), LAST_POLL)
+            order = yield* client.getOrder(order.order_number)
+          }
+        }).pipe(Effect.scoped)
+        yield* Option.match(options.timeout, {
+          onNone: () => follow,
+          onSome: (seconds) => Effect.timeoutOption(follow, Duration.seconds(seconds))
+        })
+      }
+      if (options.json) yield* Output.printJson({ success: true, order })
+      else yield* Output.printLines(orderLines(order, (yield* Output.styles).out))
+      if (order.status === "successful") return
+      return yield* failed(
+        order.status === "failed"
+          ? `Order ${order.order_number} failed; its amount was refunded to the main wallet`
+          : `Order ${order.order_number} is still pending after ${
+            Progress.duration(Option.getOrElse(options.timeout, () => 0) * 1000)
+          }`
+      )
+    }))
