@@ -1,3 +1,4 @@
+// The lint configuration (a dotfile, so the repository's top level stays as documented; `pnpm lint` passes it).
 import effectPlugin from "@effect/eslint-plugin"
 import tseslint from "typescript-eslint"
 
