@@ -103,7 +103,7 @@ const run = (options: BulkInput, pacer: Pacing.Pacer, connection: Config.Connect
         return yield* rejected(options.file, checked.errors, checked.warnings)
       }
       yield* status.set(`looking up what batch ${batch} already bought`)
-      const found = yield* alreadyBought(reader, checked.rows, status)
+      const found = yield* alreadyBought(reader, checked.rows, batch, status)
       const conflicts = checked.rows.flatMap((row) => {
         const order = found.get(row.reference)
         // A derived reference names its row's bundle and number; only one given in the file can clash.
@@ -321,36 +321,52 @@ const sameRow = (order: ListedOrder, row: BulkFile.Row) =>
   parsePhone(order.phone_number)?.local === row.phone && order.bundle === row.entry.bundle.name
 
 /**
- * The orders of the batch that exist already, by reference. Whichever costs fewer requests:
- * every page of the account's orders (50 a page), or one filtered lookup per row. Orders
- * placed meanwhile only push older ones to later pages, so paging never misses one.
+ * The orders of the batch that exist already, by reference. Rows with derived references are
+ * found by one listing filtered on the batch's prefix (50 a page). Rows with their own
+ * references: whichever costs fewer requests, every page of the account's orders or one
+ * filtered lookup per row. Orders placed meanwhile only push older ones to later pages, so
+ * paging never misses one.
  */
 const alreadyBought = (
   client: BundlesClient.Service,
   rows: ReadonlyArray<BulkFile.Row>,
+  batch: string,
   status: Progress.StatusLine
 ) =>
   Effect.gen(function*() {
-    const wanted = new Set(rows.map((row) => row.reference))
     const found = new Map<string, ListedOrder>()
-    const keep = (orders: ReadonlyArray<ListedOrder>) => {
+    const keepFrom = (wanted: ReadonlySet<string>) => (orders: ReadonlyArray<ListedOrder>) => {
       for (const order of orders) {
         if (order.reference !== null && wanted.has(order.reference)) found.set(order.reference, order)
       }
     }
+    const pageThrough = (filter: { readonly reference_prefix?: string }, keep: ReturnType<typeof keepFrom>) =>
+      Effect.gen(function*() {
+        for (let page = 1, last = 1; page <= last; page++) {
+          yield* status.set(`looking up the batch's orders: page ${page} of ${last}`)
+          const result = yield* client.listOrders({ ...filter, per_page: 50, page })
+          keep(result.orders)
+          last = result.pagination.last_page
+        }
+      })
+
+    const derived = rows.filter((row) => !row.explicit)
+    if (derived.length > 0) {
+      yield* pageThrough(
+        { reference_prefix: BulkFile.batchPrefix(batch) },
+        keepFrom(new Set(derived.map((row) => row.reference)))
+      )
+    }
+    const explicit = rows.filter((row) => row.explicit)
+    if (explicit.length === 0) return found
+    const keep = keepFrom(new Set(explicit.map((row) => row.reference)))
     const { total } = (yield* client.listOrders({ per_page: 1 })).pagination
-    const pages = Math.ceil(total / 50)
     if (total === 0) return found
-    if (pages <= rows.length) {
-      for (let page = 1, last = pages; page <= last; page++) {
-        yield* status.set(`looking up the batch's orders: page ${page} of ${last}`)
-        const result = yield* client.listOrders({ per_page: 50, page })
-        keep(result.orders)
-        last = Math.max(last, result.pagination.last_page)
-      }
+    if (Math.ceil(total / 50) <= explicit.length) {
+      yield* pageThrough({}, keep)
     } else {
-      for (const [i, row] of rows.entries()) {
-        yield* status.set(`looking up the batch's orders: row ${i + 1} of ${rows.length}`)
+      for (const [i, row] of explicit.entries()) {
+        yield* status.set(`looking up the batch's orders: row ${i + 1} of ${explicit.length}`)
         keep((yield* client.listOrders({ reference: row.reference, per_page: 1 })).orders)
       }
     }

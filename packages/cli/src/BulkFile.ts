@@ -146,6 +146,9 @@ export interface Checked {
 export const batchSlug = (batch: string): string =>
   batch.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+/, "").slice(0, 24).replace(/-+$/, "") || "batch"
 
+/** What every derived reference of a batch starts with, so one filtered listing finds them all. */
+export const batchPrefix = (batch: string): string => `b:${batchSlug(batch)}:`
+
 /**
  * The reference of a row without its own: `b:<batch slug>:<32 hex digits>`, the digits from
  * SHA-256 of the whole batch name, the bundle id, the number and the occurrence (1 for the
@@ -154,7 +157,7 @@ export const batchSlug = (batch: string): string =>
  */
 export const deriveReference = (batch: string, bundleId: number, phone: string, occurrence: number): string => {
   const digest = createHash("sha256").update(`${batch}\n${bundleId}\n${phone}\n${occurrence}`).digest("hex")
-  return `b:${batchSlug(batch)}:${digest.slice(0, 32)}`
+  return `${batchPrefix(batch)}${digest.slice(0, 32)}`
 }
 
 /** The default batch name: the file's name without its directory and extension. */

@@ -111,6 +111,9 @@ export const ListOrdersParams = Schema.Struct({
   }),
   status: Schema.optional(OrderStatus),
   reference: Schema.optional(Reference),
+  reference_prefix: Schema.optional(Reference).annotations({
+    description: "Only orders whose reference starts with this (for example a batch's common prefix)"
+  }),
   phone_number: Schema.optional(PhoneNumber),
   from: Schema.optional(DateBound),
   to: Schema.optional(DateBound)

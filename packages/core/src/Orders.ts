@@ -345,6 +345,9 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
       const conditions = [sql`o.account_id = ${accountId}`]
       if (query.status !== undefined) conditions.push(sql`o.status = ${query.status}`)
       if (query.reference !== undefined) conditions.push(sql`o.reference = ${query.reference}`)
+      if (query.reference_prefix !== undefined) {
+        conditions.push(sql`starts_with(o.reference, ${query.reference_prefix})`)
+      }
       if (query.phone_number !== undefined) {
         conditions.push(sql`o.phone_national = ${Phone.nationalDigits(query.phone_number)}`)
       }

@@ -251,6 +251,10 @@ for (const target of targets) {
           assert.strictEqual((yield* query({ page: 9, per_page: 2 })).orders.length, 0)
           assert.deepStrictEqual((yield* query({ status: "failed" })).orders.map((o) => o.order_number), [numbers[2]])
           assert.deepStrictEqual((yield* query({ reference: "L3" })).orders.map((o) => o.order_number), [numbers[3]])
+          // A prefix finds a batch: L0..L4 here, and nothing of another prefix.
+          assert.strictEqual((yield* query({ reference_prefix: "L" })).pagination.total, 5)
+          assert.strictEqual((yield* query({ reference_prefix: "L1" })).pagination.total, 1)
+          assert.strictEqual((yield* query({ reference_prefix: "M" })).pagination.total, 0)
           // Either form of a number finds orders placed with either form.
           const byPhone = yield* query({ phone_number: "0241111111" })
           assert.deepStrictEqual(byPhone.orders.map((o) => o.order_number), [numbers[1], numbers[0]])
