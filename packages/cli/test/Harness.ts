@@ -15,8 +15,7 @@ import { fileURLToPath } from "node:url"
 import * as Cli from "../src/Cli.js"
 import { Tty, type TtyService } from "../src/Tty.js"
 
-export { startProxy } from "../../client/test/FaultProxy.js"
-export { startServer, type TestAccount, type TestServer } from "../../client/test/Server.js"
+export { startProxy, startServer, type TestAccount, type TestServer } from "@databundle/client/testing"
 
 /** The built binary. */
 export const BINARY = fileURLToPath(new URL("../dist/bundles.mjs", import.meta.url))
