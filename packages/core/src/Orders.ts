@@ -122,10 +122,10 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
     const settings = yield* Settings
 
     const findByReference = (accountId: number, reference: string) =>
-      sql<OrderRow>`
-        SELECT ${sql.literal(ORDER_COLUMNS)}, b.id AS bundle_id FROM orders o JOIN bundles b ON b.id = o.bundle_id
+      sql<OrderRow & { bundle_id: number }>`
+        SELECT ${sql.literal(ORDER_COLUMNS)}, o.bundle_id FROM orders o
         WHERE o.account_id = ${accountId} AND o.reference = ${reference}
-      `.pipe(Effect.map((rows) => rows[0] as (OrderRow & { bundle_id: number }) | undefined))
+      `.pipe(Effect.map((rows) => rows[0]))
 
     /** The same reference with the same bundle and number is a replay; with anything else it is a 422. */
     const replayOrConflict = (

@@ -60,6 +60,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("core/Webhooks", {
 
 interface DueEvent {
   readonly id: string
+  readonly type: WebhookEventType
   readonly body: string
   readonly attempts: number
   readonly created_at: Date
@@ -91,7 +92,7 @@ export class WebhookDelivery extends Effect.Service<WebhookDelivery>()("core/Web
         LIMIT 20
         FOR UPDATE SKIP LOCKED
       )
-      RETURNING e.id, e.body, e.attempts, e.created_at, a.webhook_url, a.webhook_secret
+      RETURNING e.id, e.type, e.body, e.attempts, e.created_at, a.webhook_url, a.webhook_secret
     `
 
     const deliver = (event: DueEvent) =>
@@ -102,13 +103,12 @@ export class WebhookDelivery extends Effect.Service<WebhookDelivery>()("core/Web
           `
         }
         const timestamp = Math.floor((yield* Clock.currentTimeMillis) / 1000)
-        const type = (JSON.parse(event.body) as { type: string }).type
         const sent = yield* client.execute(
           HttpClientRequest.post(event.webhook_url).pipe(
             HttpClientRequest.setHeaders({
               [SIGNATURE_HEADER]: signatureHeader(event.webhook_secret, timestamp, event.body),
               "x-webhook-id": event.id,
-              "x-webhook-event": type,
+              "x-webhook-event": event.type,
               "user-agent": "databundle-webhooks/1"
             }),
             HttpClientRequest.bodyText(event.body, "application/json")
