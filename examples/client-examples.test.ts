@@ -62,6 +62,8 @@ describe("the client examples against a demo server", () => {
     // The handler reads its settings from the environment, as the server binary does.
     process.env.BUNDLES_ADMIN_TOKEN = ADMIN_TOKEN
     process.env.BUNDLES_POLL_SECONDS = "0.2"
+    // The example's receiver listens on this machine: allow private webhook targets explicitly.
+    process.env.BUNDLES_WEBHOOK_ALLOW_PRIVATE = "1"
     bundles = WebHandler.make({ database: pglite })
     server = serve({ fetch: (request) => bundles.handler(request), port: 0, hostname: "127.0.0.1" })
     await new Promise((resolve) => server.once("listening", resolve))

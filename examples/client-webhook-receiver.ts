@@ -4,14 +4,22 @@
  *
  *   BUNDLES_WEBHOOK_SECRET=... PORT=4000 pnpm --filter @databundle/examples client:webhook
  *
- * Point the account at it (the operator's CLI prints the account's webhook secret):
+ * Point the account at it (the operator's CLI prints the account's webhook secret). A receiver
+ * on this machine is a private address: the server delivers to it under `serve --demo` or with
+ * `BUNDLES_WEBHOOK_ALLOW_PRIVATE=1`, never otherwise.
  *   pnpm -s bundles-server admin accounts update ID --webhook-url http://127.0.0.1:4000/webhooks
  *   pnpm -s bundles-server admin accounts show ID
  *
  * Deliveries are at least once, so events are deduplicated by id. A delivery that fails the
  * check gets 400 and is never acted on.
  */
-import { verifyWebhook, WEBHOOK_SIGNATURE_HEADER, type WebhookEvent, WebhookSignatureError } from "@databundle/client"
+import {
+  formatGhs,
+  verifyWebhook,
+  WEBHOOK_SIGNATURE_HEADER,
+  type WebhookEvent,
+  WebhookSignatureError
+} from "@databundle/client"
 import * as http from "node:http"
 
 /** What the receiver needs. */
@@ -88,7 +96,13 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const port = Number(process.env.PORT ?? 4000)
   const server = makeReceiver({
     secret,
-    onEvent: (event) => console.log(`${event.created_at} ${event.type} ${event.id} ${JSON.stringify(event.data)}`)
+    onEvent: (event) => {
+      // The union is told apart by `type`; amounts are pesewas.
+      const what = event.type === "order.successful" || event.type === "order.failed"
+        ? `${event.data.order_number} ${event.data.bundle} to ${event.data.phone_number}`
+        : `${formatGhs(event.data.amount)} (${event.data.reason}), balance ${formatGhs(event.data.balance)}`
+      console.log(`${event.created_at.toISOString()} ${event.type} ${event.id} ${what}`)
+    }
   })
   server.listen(port, "127.0.0.1", () => console.log(`webhook receiver on http://127.0.0.1:${port}/webhooks`))
   const stop = () => server.close(() => process.exit(0))

@@ -51,6 +51,8 @@ export declare namespace BundlesClient {
   export type GetOrderError = ErrorOf<Api["orders"]["get"]>
   /** Errors of `listOrders` and `allOrders`. */
   export type ListOrdersError = ErrorOf<Api["orders"]["list"]>
+  /** Any error of a call: the contract's typed errors, and no answer or one off the contract. */
+  export type Error = BalanceError | NetworksError | BundlesError | PlaceOrderError | GetOrderError | ListOrdersError
 
   /** The body of POST /orders as the contract defines it; `reference` is filled in when `autoReference` is on. */
   export type PlaceOrderInput = typeof PlaceOrderPayload.Encoded

@@ -104,6 +104,8 @@ export const fromEffectError = (error: FaceError, requestId: string | undefined)
       return new Errors.ApiError(base(405))
     case "PayloadTooLarge":
       return new Errors.ApiError(base(413))
+    case "RequestTimeout":
+      return new Errors.ApiError(base(408))
     case "ValidationError":
       return new Errors.ValidationError({ ...base(422), errors: camelErrors(error.errors) })
     case "RateLimited":

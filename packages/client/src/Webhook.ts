@@ -1,39 +1,36 @@
 /**
  * Webhook signatures (decisions.md): each delivery carries
  * `X-Webhook-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, t + "." + raw body)>`.
- * Verification uses Web Crypto only, so it runs on Node, Bun, Deno and edge runtimes; the
- * comparison is `crypto.subtle.verify`, which takes the same time however much of a forged
- * signature is right. A timestamp outside the tolerance is refused, so a captured delivery
+ * The format, the events and the signing primitives are the contract's (`@databundle/contract/Webhook`),
+ * the very code the server signs with. Verification uses Web Crypto only, so it runs on Node, Bun,
+ * Deno and edge runtimes. A timestamp outside the tolerance is refused, so a captured delivery
  * cannot be replayed later.
  */
+import * as Webhook from "@databundle/contract/Webhook"
+import { Either, ParseResult, Schema } from "effect"
 import { WebhookSignatureError } from "./Errors.js"
 
 /** The header carrying the signature. */
-export const WEBHOOK_SIGNATURE_HEADER = "x-webhook-signature"
+export const WEBHOOK_SIGNATURE_HEADER = Webhook.SIGNATURE_HEADER
 
 /** The header carrying the event's id; the same event may be delivered more than once. */
-export const WEBHOOK_ID_HEADER = "x-webhook-id"
+export const WEBHOOK_ID_HEADER = Webhook.ID_HEADER
 
 /** The header carrying the event's type. */
-export const WEBHOOK_EVENT_HEADER = "x-webhook-event"
+export const WEBHOOK_EVENT_HEADER = Webhook.EVENT_HEADER
 
 /** How far a delivery's timestamp may be from now, either way, by default: five minutes. */
 export const DEFAULT_TOLERANCE_SECONDS = 300
 
 /** The event types the server sends. */
-export type WebhookEventType = "order.successful" | "order.failed" | "wallet.funded" | "wallet.debited"
+export type WebhookEventType = Webhook.WebhookEventType
 
 /**
- * A delivered event, exactly as sent: snake_case, amounts in `data` as JSON numbers of cedis
- * (turn them into pesewas with `parseCedis`). Deliveries are at least once: deduplicate on `id`.
+ * A delivered event, decoded: tell the kinds apart by `type`. Field names are as sent
+ * (snake_case); amounts are `bigint` pesewas (format them with `formatCedis`), times are `Date`.
+ * Deliveries are at least once: deduplicate on `id`.
  */
-export interface WebhookEvent {
-  readonly id: string
-  readonly type: WebhookEventType
-  /** ISO 8601 UTC. */
-  readonly created_at: string
-  readonly data: Readonly<Record<string, unknown>>
-}
+export type WebhookEvent = Webhook.WebhookEvent
 
 /** What `verifyWebhook` needs. */
 export interface VerifyWebhookOptions {
@@ -49,59 +46,7 @@ export interface VerifyWebhookOptions {
   readonly now?: Date | number | undefined
 }
 
-const encoder = new TextEncoder()
-
-const bytesOf = (body: VerifyWebhookOptions["body"]): Uint8Array =>
-  typeof body === "string" ? encoder.encode(body) : body instanceof Uint8Array ? body : new Uint8Array(body)
-
-const subtle = () => {
-  const crypto = globalThis.crypto
-  if (crypto?.subtle === undefined) {
-    throw new Error("Web Crypto (globalThis.crypto.subtle) is missing; Node 18 needs --experimental-global-webcrypto")
-  }
-  return crypto.subtle
-}
-
-const hmacKey = (secret: string, usage: "sign" | "verify") =>
-  subtle().importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, [usage])
-
-const signedBytes = (timestamp: number, body: Uint8Array) => {
-  const head = encoder.encode(`${timestamp}.`)
-  const out = new Uint8Array(head.length + body.length)
-  out.set(head)
-  out.set(body, head.length)
-  return out
-}
-
-const hexToBytes = (hex: string): Uint8Array<ArrayBuffer> | undefined => {
-  if (!/^[0-9a-fA-F]{64}$/.test(hex)) return undefined
-  const out = new Uint8Array(32)
-  for (let i = 0; i < 32; i++) out[i] = parseInt(hex.slice(i * 2, i * 2 + 2), 16)
-  return out
-}
-
-/** Reads `t=...,v1=...` (several `v1` are allowed, as during a secret rotation). */
-const parseHeader = (
-  header: string
-): { timestamp: number; signatures: Array<Uint8Array<ArrayBuffer>> } | undefined => {
-  let timestamp: number | undefined
-  const signatures: Array<Uint8Array<ArrayBuffer>> = []
-  for (const part of header.split(",")) {
-    const at = part.indexOf("=")
-    if (at < 0) return undefined
-    const key = part.slice(0, at).trim()
-    const value = part.slice(at + 1).trim()
-    if (key === "t") {
-      if (!/^\d{1,12}$/.test(value) || timestamp !== undefined) return undefined
-      timestamp = Number(value)
-    } else if (key === "v1") {
-      const bytes = hexToBytes(value)
-      if (bytes === undefined) return undefined
-      signatures.push(bytes)
-    }
-  }
-  return timestamp === undefined || signatures.length === 0 ? undefined : { timestamp, signatures }
-}
+const decodeEvent = Schema.decodeUnknownEither(Webhook.WebhookEvent)
 
 /**
  * Checks a delivery's signature and returns its event. Throws `WebhookSignatureError` with
@@ -115,7 +60,7 @@ export const verifyWebhook = async (options: VerifyWebhookOptions): Promise<Webh
   if (typeof options.secret !== "string" || options.secret.length === 0) {
     throw new TypeError("verifyWebhook needs the account's webhook secret")
   }
-  const header = parseHeader(options.signature)
+  const header = Webhook.parseSignatureHeader(options.signature)
   if (header === undefined) {
     throw new WebhookSignatureError("malformed", `the ${WEBHOOK_SIGNATURE_HEADER} header is not t=<seconds>,v1=<hex>`)
   }
@@ -124,29 +69,24 @@ export const verifyWebhook = async (options: VerifyWebhookOptions): Promise<Webh
   if (Math.abs(Math.floor(now / 1000) - header.timestamp) > tolerance) {
     throw new WebhookSignatureError("expired", `the signature's timestamp is more than ${tolerance} s from now`)
   }
-  const body = bytesOf(options.body)
-  const key = await hmacKey(options.secret, "verify")
-  const data = signedBytes(header.timestamp, body)
-  let valid = false
-  for (const signature of header.signatures) {
-    if (await subtle().verify("HMAC", key, signature, data)) valid = true
+  const body = Webhook.bodyBytes(options.body)
+  if (!(await Webhook.verifySignature(options.secret, header, body))) {
+    throw new WebhookSignatureError("mismatch", "the signature does not match the body and secret")
   }
-  if (!valid) throw new WebhookSignatureError("mismatch", "the signature does not match the body and secret")
-  let event: unknown
+  let json: unknown
   try {
-    event = JSON.parse(new TextDecoder().decode(body))
+    json = JSON.parse(new TextDecoder().decode(body))
   } catch {
     throw new WebhookSignatureError("body", "the signed body is not JSON")
   }
-  const shaped = event as Partial<WebhookEvent> | null
-  if (
-    typeof shaped !== "object" || shaped === null || typeof shaped.id !== "string" ||
-    typeof shaped.type !== "string" || typeof shaped.created_at !== "string" ||
-    typeof shaped.data !== "object" || shaped.data === null
-  ) {
-    throw new WebhookSignatureError("body", "the signed body is not an event (id, type, created_at, data)")
+  const event = decodeEvent(json, { onExcessProperty: "ignore" })
+  if (Either.isLeft(event)) {
+    throw new WebhookSignatureError(
+      "body",
+      `the signed body is not an event this client knows: ${ParseResult.TreeFormatter.formatErrorSync(event.left)}`
+    )
   }
-  return shaped as WebhookEvent
+  return event.right
 }
 
 /**
@@ -160,9 +100,5 @@ export const signWebhook = async (options: {
   readonly timestamp?: number | undefined
 }): Promise<string> => {
   const timestamp = options.timestamp ?? Math.floor(Date.now() / 1000)
-  const key = await hmacKey(options.secret, "sign")
-  const mac = new Uint8Array(await subtle().sign("HMAC", key, signedBytes(timestamp, bytesOf(options.body))))
-  let hex = ""
-  for (const byte of mac) hex += byte.toString(16).padStart(2, "0")
-  return `t=${timestamp},v1=${hex}`
+  return Webhook.signatureHeader(options.secret, timestamp, options.body)
 }

@@ -25,6 +25,8 @@ export {
 export * from "./Errors.js"
 /** Options of both faces. */
 export { type ClientOptions, ClientOptionsError, isLoopback, type RetryOptions } from "./Options.js"
+/** The terms of an order, as the contract states them. */
+export { DEFAULT_PER_PAGE, MAX_PER_PAGE, ORDER_STATUSES, REFERENCE_PATTERN, REFERENCE_RULE } from "./OrderTerms.js"
 /** Amounts: pesewas in, text out. */
 export { formatCedis, formatGhs, parseCedis } from "./Money.js"
 /** Ghana phone numbers. */

@@ -35,6 +35,8 @@ const serverLayer = (target: Target, extra: Record<string, string>) =>
         BUNDLES_ADMIN_TOKEN: ADMIN_TOKEN,
         BUNDLES_SIMULATOR_PENDING_SECONDS: "1",
         BUNDLES_POLL_SECONDS: "0.2",
+        // Deliveries go to receivers on this machine.
+        BUNDLES_WEBHOOK_ALLOW_PRIVATE: "1",
         ...extra
       }))
     ))),
@@ -113,7 +115,11 @@ export const startServer = async (target: Target, extra: Record<string, string> 
       Effect.gen(function*() {
         const created = yield* client.accounts.create({ payload: { name: "Client test reseller" } })
         if (options.funds !== undefined && options.funds > 0n) {
-          yield* client.wallets.fund({ path: { account_id: created.id }, payload: { amount: options.funds } })
+          yield* client.wallets.fund({
+            headers: {},
+            path: { account_id: created.id },
+            payload: { amount: options.funds }
+          })
         }
         if (options.limits !== undefined) {
           yield* client.accounts.update({ path: { account_id: created.id }, payload: { limits: options.limits } })
@@ -180,9 +186,10 @@ export const startServer = async (target: Target, extra: Record<string, string> 
         })
       ),
     fund: (accountId, amount) =>
-      runAdmin((client) => client.wallets.fund({ path: { account_id: accountId }, payload: { amount } })).then(
-        () => undefined
-      ),
+      runAdmin((client) => client.wallets.fund({ headers: {}, path: { account_id: accountId }, payload: { amount } }))
+        .then(
+          () => undefined
+        ),
     bundles,
     bundle: (name) => {
       const found = bundles.get(name)

@@ -1,11 +1,12 @@
 /**
- * The webhook verifier: signatures made by the server's own signing code (node:crypto)
- * verify with the client's (Web Crypto), and every way a delivery can be wrong is refused.
- * Last, a real delivery: the server signs and posts an event to a receiver here.
+ * The webhook verifier: signatures made independently with node:crypto verify with the
+ * client's (Web Crypto), every way a delivery can be wrong is refused, and events decode into
+ * the contract's typed union. Last, a real delivery: the server signs and posts an event to a
+ * receiver here.
  */
 import { targets } from "@databundle/core/testing"
-import * as CoreWebhooks from "@databundle/core/Webhooks"
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import { createHmac } from "node:crypto"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import {
@@ -25,8 +26,24 @@ const body = JSON.stringify({
   id: "evt_1",
   type: "order.successful",
   created_at: "2026-01-01T00:00:00.000Z",
-  data: { order_number: "ORD-ABCDEFGHIJKL", amount_paid: 5.5, phone_number: "0241234567" }
+  data: {
+    order_number: "ORD-ABCDEFGHIJKL",
+    bundle: "1GB",
+    network: "MTN",
+    phone_number: "0241234567",
+    amount_paid: 5.5,
+    status: "successful",
+    reference: null,
+    created_at: "2026-01-01T00:00:00.000Z"
+  }
 })
+
+/** The oracle: the signature as decisions.md defines it, computed with node:crypto. */
+const CoreWebhooks = {
+  sign: (key: string, t: number, text: string) => createHmac("sha256", key).update(`${t}.${text}`).digest("hex"),
+  signatureHeader: (key: string, t: number, text: string) =>
+    `t=${t},v1=${createHmac("sha256", key).update(`${t}.${text}`).digest("hex")}`
+}
 const now = 1_767_225_600 // 2026-01-01T00:00:00Z
 const at = (seconds: number) => seconds * 1000
 
@@ -37,11 +54,14 @@ const refusal = async (options: Parameters<typeof verifyWebhook>[0]) => {
 }
 
 describe("verifyWebhook", () => {
-  it("accepts the server's own signature and returns the event as sent", async () => {
+  it("accepts a signature made to the documented recipe and returns the event, typed", async () => {
     const signature = CoreWebhooks.signatureHeader(secret, now, body)
     const event = await verifyWebhook({ body, signature, secret, now: at(now) })
     assert.strictEqual(event.type, "order.successful")
-    assert.strictEqual(parseCedis(event.data.amount_paid as number), 550n)
+    if (event.type !== "order.successful") return
+    assert.strictEqual(event.data.amount_paid, 550n)
+    assert.strictEqual(event.data.order_number, "ORD-ABCDEFGHIJKL")
+    assert.strictEqual(event.created_at.toISOString(), "2026-01-01T00:00:00.000Z")
     // As bytes, as an ArrayBuffer, and within the tolerance either way.
     const bytes = new TextEncoder().encode(body)
     await verifyWebhook({ body: bytes, signature, secret, now: at(now + 300) })
@@ -53,7 +73,7 @@ describe("verifyWebhook", () => {
       await signWebhook({ body, secret, timestamp: now }),
       CoreWebhooks.signatureHeader(secret, now, body)
     )
-    const unicode = JSON.stringify({ id: "e", type: "wallet.funded", created_at: "x", data: { note: "Akwaaba ₵ 🇬🇭" } })
+    const unicode = JSON.stringify({ id: "evt_2", type: "wallet.funded", data: { note: "Akwaaba ₵ 🇬🇭" } })
     assert.strictEqual(
       await signWebhook({ body: unicode, secret, timestamp: now }),
       CoreWebhooks.signatureHeader(secret, now, unicode)
@@ -98,6 +118,17 @@ describe("verifyWebhook", () => {
     const text = "not json"
     const signed = CoreWebhooks.signatureHeader(secret, now, text)
     assert.strictEqual(await refusal({ body: text, signature: signed, secret, now: at(now) }), "body")
+    // Signed JSON that is no event of the contract: an unknown type, a missing field.
+    for (
+      const json of [
+        JSON.stringify({ ...JSON.parse(body), type: "order.refunded" }),
+        JSON.stringify({ ...JSON.parse(body), data: { order_number: "ORD-ABCDEFGHIJKL" } }),
+        JSON.stringify({ id: "evt_3", type: "wallet.funded", created_at: "2026-01-01T00:00:00Z", data: {} })
+      ]
+    ) {
+      const header = CoreWebhooks.signatureHeader(secret, now, json)
+      assert.strictEqual(await refusal({ body: json, signature: header, secret, now: at(now) }), "body", json)
+    }
   })
 })
 
@@ -146,7 +177,11 @@ for (const target of targets) {
       assert.strictEqual(event.type, "wallet.funded")
       assert.strictEqual(delivery!.headers[WEBHOOK_EVENT_HEADER], "wallet.funded")
       assert.strictEqual(delivery!.headers[WEBHOOK_ID_HEADER], event.id)
-      assert.strictEqual(parseCedis(event.data.amount as number), 1_050n)
+      if (event.type !== "wallet.funded") return
+      assert.strictEqual(event.data.amount, 1_050n)
+      assert.strictEqual(event.data.account_id, id)
+      // On the wire, amounts are cedis.
+      assert.strictEqual(parseCedis(JSON.parse(delivery!.body).data.amount), 1_050n)
       assert.strictEqual(
         await rejection(verifyWebhook({ body: delivery!.body, signature, secret: "whsec_wrong" })).then((e) =>
           (e as WebhookSignatureError).reason

@@ -6,6 +6,9 @@ import { HttpApiSchema } from "@effect/platform"
 import { Context, Schema } from "effect"
 import { Failed } from "./ApiError.js"
 import { MAX_ID } from "./Identifier.js"
+import { RateLimits, RateLimitsPatch } from "./RateLimit.js"
+import { text } from "./Text.js"
+import { Balance } from "./Wallet.js"
 
 /** An account's identifier. */
 export const AccountId = Schema.Int.pipe(Schema.between(1, MAX_ID), Schema.brand("AccountId"))
@@ -44,3 +47,56 @@ export class AccountNotFound extends Schema.TaggedError<AccountNotFound>()(
   { success: Failed, message: Schema.String },
   HttpApiSchema.annotations({ status: 404 })
 ) {}
+
+/** A webhook URL: http(s), at most 2048 characters. */
+export const WebhookUrl = text(2048).pipe(
+  Schema.filter((s) => {
+    try {
+      const url = new URL(s)
+      return url.protocol === "https:" || url.protocol === "http:"
+    } catch {
+      return false
+    }
+  }, { message: () => "must be an http or https URL" })
+)
+
+const Name = text(100)
+
+/** The fields every view of an account shows. */
+export const AccountFields = {
+  id: AccountId,
+  name: Schema.String,
+  price_group: Schema.NullOr(Schema.String),
+  status: AccountStatus,
+  created_at: Schema.Date
+}
+
+/** An account as a list shows it. */
+export const AccountSummary = Schema.Struct({
+  ...AccountFields,
+  balance: Balance,
+  webhook_url: Schema.NullOr(Schema.String),
+  limits: RateLimits.annotations({ description: "Per-minute overrides; a scope left out uses the server default" })
+}).annotations({ identifier: "AccountSummary" })
+
+/** The type of `AccountSummary`. */
+export type AccountSummary = typeof AccountSummary.Type
+
+/** The body of POST /accounts. */
+export const CreateAccountPayload = Schema.Struct({
+  name: Name,
+  price_group: Schema.optional(Schema.NullOr(PriceGroupName))
+}).annotations({ parseOptions: { errors: "all" } })
+
+/** The body of PATCH /accounts/{account_id}; fields left out are unchanged. */
+export const UpdateAccountPayload = Schema.Struct({
+  name: Schema.optional(Name),
+  price_group: Schema.optional(Schema.NullOr(PriceGroupName)),
+  status: Schema.optional(AccountStatus),
+  webhook_url: Schema.optional(Schema.NullOr(WebhookUrl)),
+  rotate_webhook_secret: Schema.optional(Schema.Boolean),
+  limits: Schema.optional(RateLimitsPatch)
+}).annotations({ parseOptions: { errors: "all" } })
+
+/** The type of `UpdateAccountPayload`. */
+export type UpdateAccountPayload = typeof UpdateAccountPayload.Type

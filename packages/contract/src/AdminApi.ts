@@ -4,7 +4,15 @@
  */
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSecurity, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { AccountId, AccountNotFound, AccountStatus, PriceGroupName } from "./Account.js"
+import {
+  AccountFields,
+  AccountId,
+  AccountNotFound,
+  AccountStatus,
+  AccountSummary,
+  CreateAccountPayload,
+  UpdateAccountPayload
+} from "./Account.js"
 import {
   BadRequest,
   Conflict,
@@ -12,19 +20,21 @@ import {
   NotFound,
   PayloadTooLarge,
   RateLimited,
+  RequestTimeout,
   ServerError,
   Succeeded,
   Unauthorized,
   ValidationError
 } from "./ApiError.js"
-import { ApiKeyId, ApiKeyNotFound } from "./ApiKey.js"
+import { AccountDetail, ApiKeyId, ApiKeyNotFound, ApiKeyView, NewApiKey } from "./ApiKey.js"
 import { CatalogFile, ImportSummary } from "./Catalog.js"
+import { BodyLimit, CarriesSecret } from "./EndpointPolicy.js"
+import { IdempotencyHeaders } from "./Idempotency.js"
+import { IntegerText } from "./Identifier.js"
 import { AuditReport, LedgerEntry } from "./Ledger.js"
-import { Cedis, PositiveCedis } from "./Money.js"
-import { Order, OrderNotFound, OrderStatus, Pagination } from "./Order.js"
-import { RateLimits, RateLimitsPatch } from "./RateLimit.js"
-import { text } from "./Text.js"
-import { Balance, InsufficientBalance, WalletKind } from "./Wallet.js"
+import { AdminOrder, OrderNotFound, OrderStatus, Pagination, ResolveOrderPayload } from "./Order.js"
+import { pageParams } from "./Page.js"
+import { AdjustWalletPayload, Balance, FundWalletPayload, InsufficientBalance, WalletKind } from "./Wallet.js"
 
 /** The path prefix of the admin API. */
 export const ADMIN_PREFIX = "/admin/v1"
@@ -35,97 +45,8 @@ export class AdminAuth extends HttpApiMiddleware.Tag<AdminAuth>()("contract/Admi
   security: { bearer: HttpApiSecurity.bearer }
 }) {}
 
-const Name = text(100)
-
-const Note = text(500, 0)
-
-/** A webhook URL: http(s), at most 2048 characters. */
-export const WebhookUrl = text(2048).pipe(
-  Schema.filter((s) => {
-    try {
-      const url = new URL(s)
-      return url.protocol === "https:" || url.protocol === "http:"
-    } catch {
-      return false
-    }
-  }, { message: () => "must be an http or https URL" })
-)
-
-const intParam = (min: number, max: number) =>
-  Schema.NumberFromString.pipe(Schema.int(), Schema.between(min, max)).annotations({
-    message: () => `must be an integer from ${min} to ${max}`
-  })
-
-/** The page size of admin lists when `per_page` is left out. */
-export const ADMIN_DEFAULT_PER_PAGE = 50
-
-const pageParams = {
-  page: Schema.optional(intParam(1, 1_000_000)),
-  per_page: Schema.optional(intParam(1, 100))
-}
-
-/** An account's API key, without the key itself. */
-export const ApiKeyView = Schema.Struct({
-  id: ApiKeyId,
-  prefix: Schema.String,
-  created_at: Schema.Date,
-  last_used_at: Schema.NullOr(Schema.Date),
-  revoked_at: Schema.NullOr(Schema.Date)
-}).annotations({ identifier: "ApiKeyView" })
-
-/** The type of `ApiKeyView`. */
-export type ApiKeyView = typeof ApiKeyView.Type
-
-const accountFields = {
-  id: AccountId,
-  name: Schema.String,
-  price_group: Schema.NullOr(Schema.String),
-  status: AccountStatus,
-  created_at: Schema.Date
-}
-
-/** An account as a list shows it. */
-export const AccountSummary = Schema.Struct({
-  ...accountFields,
-  balance: Balance,
-  webhook_url: Schema.NullOr(Schema.String),
-  limits: RateLimits.annotations({ description: "Per-minute overrides; a scope left out uses the server default" })
-}).annotations({ identifier: "AccountSummary" })
-
-/** The type of `AccountSummary`. */
-export type AccountSummary = typeof AccountSummary.Type
-
-/** An account with everything the operator may need. */
-export const AccountDetail = Schema.Struct({
-  ...AccountSummary.fields,
-  webhook_secret: Schema.NullOr(Schema.String).annotations({ description: "Signs webhook deliveries" }),
-  keys: Schema.Array(ApiKeyView)
-}).annotations({ identifier: "AccountDetail" })
-
-/** The type of `AccountDetail`. */
-export type AccountDetail = typeof AccountDetail.Type
-
-/** The body of POST /accounts. */
-export const CreateAccountPayload = Schema.Struct({
-  name: Name,
-  price_group: Schema.optional(Schema.NullOr(PriceGroupName))
-}).annotations({ parseOptions: { errors: "all" } })
-
-/** The body of PATCH /accounts/{account_id}; fields left out are unchanged. */
-export const UpdateAccountPayload = Schema.Struct({
-  name: Schema.optional(Name),
-  price_group: Schema.optional(Schema.NullOr(PriceGroupName)),
-  status: Schema.optional(AccountStatus),
-  webhook_url: Schema.optional(Schema.NullOr(WebhookUrl)),
-  rotate_webhook_secret: Schema.optional(Schema.Boolean),
-  limits: Schema.optional(RateLimitsPatch)
-}).annotations({ parseOptions: { errors: "all" } })
-
-/** The type of `UpdateAccountPayload`. */
-export type UpdateAccountPayload = typeof UpdateAccountPayload.Type
-
 /** 201 of POST /accounts. */
-export const AccountCreated = Schema.Struct({ success: Succeeded, ...accountFields })
+export const AccountCreated = Schema.Struct({ success: Succeeded, ...AccountFields })
 
 /** 200 of GET /accounts. */
 export const AccountsPage = Schema.Struct({
@@ -138,12 +59,7 @@ export const AccountsPage = Schema.Struct({
 export const AccountResponse = Schema.Struct({ success: Succeeded, ...AccountDetail.fields })
 
 /** 201 of POST /accounts/{account_id}/keys: the only time the key itself is shown. */
-export const ApiKeyCreated = Schema.Struct({
-  success: Succeeded,
-  id: ApiKeyId,
-  api_key: Schema.String.annotations({ description: "The key itself, shown only in this response" }),
-  prefix: Schema.String
-})
+export const ApiKeyCreated = Schema.Struct({ success: Succeeded, ...NewApiKey.fields })
 
 /** 200 of DELETE /accounts/{account_id}/keys/{key_id}. */
 export const ApiKeyRevoked = Schema.Struct({ success: Succeeded, key: ApiKeyView })
@@ -164,7 +80,7 @@ export const ImportResponse = Schema.Struct({ success: Succeeded, ...ImportSumma
 /** 200 of GET /catalog: the catalogue in the import file's format. */
 export const CatalogExport = Schema.Struct({ success: Succeeded, ...CatalogFile.fields })
 
-const AccountPath = Schema.Struct({ account_id: Schema.NumberFromString.pipe(Schema.compose(AccountId)) })
+const AccountPath = Schema.Struct({ account_id: IntegerText.pipe(Schema.compose(AccountId)) })
 
 /** Accounts. */
 export class AccountsGroup extends HttpApiGroup.make("accounts")
@@ -172,6 +88,7 @@ export class AccountsGroup extends HttpApiGroup.make("accounts")
     HttpApiEndpoint.post("create", "/accounts")
       .setPayload(CreateAccountPayload)
       .addSuccess(AccountCreated, { status: 201 })
+      .annotate(CarriesSecret, true)
   )
   .add(
     HttpApiEndpoint.get("list", "/accounts")
@@ -182,29 +99,17 @@ export class AccountsGroup extends HttpApiGroup.make("accounts")
     HttpApiEndpoint.get("show", "/accounts/:account_id")
       .setPath(AccountPath)
       .addSuccess(AccountResponse)
+      .annotate(CarriesSecret, true)
   )
   .add(
     HttpApiEndpoint.patch("update", "/accounts/:account_id")
       .setPath(AccountPath)
       .setPayload(UpdateAccountPayload)
       .addSuccess(AccountResponse)
+      .annotate(CarriesSecret, true)
   )
   .addError(AccountNotFound)
 {}
-
-/** The body of POST /accounts/{account_id}/wallet/fund. */
-export const FundWalletPayload = Schema.Struct({
-  amount: PositiveCedis,
-  wallet: Schema.optional(WalletKind).annotations({ description: "Default main" }),
-  note: Schema.optional(Note)
-}).annotations({ parseOptions: { errors: "all" } })
-
-/** The body of POST /accounts/{account_id}/wallet/adjust: a signed correction with its reason. */
-export const AdjustWalletPayload = Schema.Struct({
-  amount: Cedis.pipe(Schema.filter((pesewas) => pesewas !== 0n || "must not be 0")),
-  wallet: Schema.optional(WalletKind).annotations({ description: "Default main" }),
-  note: text(500).annotations({ message: () => "is required for an adjustment: 1 to 500 characters of text" })
-}).annotations({ parseOptions: { errors: "all" } })
 
 /** 200 of a wallet movement: the new balances and the ledger entry written. */
 export const WalletMovement = Schema.Struct({ success: Succeeded, balance: Balance, entry: LedgerEntry })
@@ -215,10 +120,11 @@ export class ApiKeysGroup extends HttpApiGroup.make("apiKeys")
     HttpApiEndpoint.post("create", "/accounts/:account_id/keys")
       .setPath(AccountPath)
       .addSuccess(ApiKeyCreated, { status: 201 })
+      .annotate(CarriesSecret, true)
   )
   .add(
     HttpApiEndpoint.del("revoke", "/accounts/:account_id/keys/:key_id")
-      .setPath(Schema.Struct({ ...AccountPath.fields, key_id: Schema.NumberFromString.pipe(Schema.compose(ApiKeyId)) }))
+      .setPath(Schema.Struct({ ...AccountPath.fields, key_id: IntegerText.pipe(Schema.compose(ApiKeyId)) }))
       .addSuccess(ApiKeyRevoked)
       .addError(ApiKeyNotFound)
   )
@@ -231,12 +137,14 @@ export class WalletsGroup extends HttpApiGroup.make("wallets")
     HttpApiEndpoint.post("fund", "/accounts/:account_id/wallet/fund")
       .setPath(AccountPath)
       .setPayload(FundWalletPayload)
+      .setHeaders(IdempotencyHeaders)
       .addSuccess(WalletMovement)
   )
   .add(
     HttpApiEndpoint.post("adjust", "/accounts/:account_id/wallet/adjust")
       .setPath(AccountPath)
       .setPayload(AdjustWalletPayload)
+      .setHeaders(IdempotencyHeaders)
       .addSuccess(WalletMovement)
       .addError(InsufficientBalance)
   )
@@ -267,14 +175,6 @@ export class CatalogFileGroup extends HttpApiGroup.make("catalogFile")
   )
 {}
 
-/** An order as the operator sees it: with its account. */
-export const AdminOrder = Schema.Struct({ ...Order.fields, account_id: AccountId }).annotations({
-  identifier: "AdminOrder"
-})
-
-/** The type of `AdminOrder`. */
-export type AdminOrder = typeof AdminOrder.Type
-
 /** 200 of GET /orders (admin). */
 export const AdminOrdersPage = Schema.Struct({
   success: Succeeded,
@@ -292,7 +192,7 @@ export class OrdersAdminGroup extends HttpApiGroup.make("ordersAdmin")
       .setUrlParams(Schema.Struct({
         ...pageParams,
         status: Schema.optional(OrderStatus),
-        account_id: Schema.optional(Schema.NumberFromString.pipe(Schema.compose(AccountId)))
+        account_id: Schema.optional(IntegerText.pipe(Schema.compose(AccountId)))
       }))
       .addSuccess(AdminOrdersPage)
   )
@@ -305,7 +205,8 @@ export class OrdersAdminGroup extends HttpApiGroup.make("ordersAdmin")
   .add(
     HttpApiEndpoint.post("resolve", "/orders/:order_number/resolve")
       .setPath(Schema.Struct({ order_number: Schema.String }))
-      .setPayload(Schema.Struct({ status: Schema.Literal("successful", "failed") }))
+      .setPayload(ResolveOrderPayload)
+      .setHeaders(IdempotencyHeaders)
       .addSuccess(AdminOrderResponse)
       .addError(OrderNotFound)
       .addError(Conflict)
@@ -327,8 +228,11 @@ export class AdminApi extends HttpApi.make("admin")
   .addError(PayloadTooLarge)
   .addError(ValidationError)
   .addError(RateLimited)
+  .addError(RequestTimeout)
   .addError(ServerError)
   .prefix(ADMIN_PREFIX)
+  // Catalogue imports are large; nothing here is rate limited but failed authentications.
+  .annotate(BodyLimit, 1024 * 1024)
   .annotate(OpenApi.Title, "Data Bundle Reseller Admin API")
   .annotate(OpenApi.Version, "1")
 {}

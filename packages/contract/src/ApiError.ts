@@ -87,6 +87,13 @@ export class RateLimited extends Schema.TaggedError<RateLimited>()(
   HttpApiSchema.annotations({ status: 429 })
 ) {}
 
+/** 408: the request's body did not arrive in time. */
+export class RequestTimeout extends Schema.TaggedError<RequestTimeout>()(
+  "RequestTimeout",
+  { success: Failed, message: Schema.String },
+  HttpApiSchema.annotations({ status: 408 })
+) {}
+
 /** 500: an internal failure; the body holds only a generic message and the request id. */
 export class ServerError extends Schema.TaggedError<ServerError>()(
   "ServerError",

@@ -3,7 +3,7 @@
  */
 import { HttpApiMiddleware, HttpApiSchema, HttpApiSecurity } from "@effect/platform"
 import { Schema } from "effect"
-import { CurrentAccount } from "./Account.js"
+import { AccountSummary, CurrentAccount } from "./Account.js"
 import { Failed, Unauthorized } from "./ApiError.js"
 import { MAX_ID } from "./Identifier.js"
 
@@ -29,3 +29,39 @@ export class ApiKeyNotFound extends Schema.TaggedError<ApiKeyNotFound>()(
   { success: Failed, message: Schema.String },
   HttpApiSchema.annotations({ status: 404 })
 ) {}
+
+/** An account's API key, without the key itself. */
+export const ApiKeyView = Schema.Struct({
+  id: ApiKeyId,
+  prefix: Schema.String,
+  created_at: Schema.Date,
+  last_used_at: Schema.NullOr(Schema.Date),
+  revoked_at: Schema.NullOr(Schema.Date)
+}).annotations({ identifier: "ApiKeyView" })
+
+/** The type of `ApiKeyView`. */
+export type ApiKeyView = typeof ApiKeyView.Type
+
+/** A key as it is created: the only time the key itself is known. */
+export const NewApiKey = Schema.Struct({
+  id: ApiKeyId,
+  api_key: Schema.String.annotations({ description: "The key itself, shown only in this response" }),
+  prefix: Schema.String
+})
+
+/** The type of `NewApiKey`. */
+export type NewApiKey = typeof NewApiKey.Type
+
+/**
+ * An account with everything the operator may need: its summary, webhook secret and keys.
+ * It lives with the keys because this module already builds on `Account` (never the other
+ * way round).
+ */
+export const AccountDetail = Schema.Struct({
+  ...AccountSummary.fields,
+  webhook_secret: Schema.NullOr(Schema.String).annotations({ description: "Signs webhook deliveries" }),
+  keys: Schema.Array(ApiKeyView)
+}).annotations({ identifier: "AccountDetail" })
+
+/** The type of `AccountDetail`. */
+export type AccountDetail = typeof AccountDetail.Type

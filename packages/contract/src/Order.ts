@@ -3,9 +3,12 @@
  */
 import { HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
+import { AccountId } from "./Account.js"
 import { Failed } from "./ApiError.js"
 import { BundleId } from "./Bundle.js"
+import { integerParam } from "./Identifier.js"
 import { Cedis } from "./Money.js"
+import { DEFAULT_PER_PAGE, MAX_PER_PAGE, ORDER_STATUSES, REFERENCE_PATTERN, REFERENCE_RULE } from "./OrderTerms.js"
 import { PhoneNumber } from "./Phone.js"
 
 /** `ORD-` followed by 12 characters of `0-9A-Z`. */
@@ -15,8 +18,8 @@ export const OrderNumber = Schema.String.pipe(Schema.pattern(/^ORD-[0-9A-Z]{12}$
 export type OrderNumber = typeof OrderNumber.Type
 
 /** `pending` → `successful` | `failed`; terminal states never change. */
-export const OrderStatus = Schema.Literal("pending", "successful", "failed").annotations({
-  message: () => "must be one of pending, successful, failed"
+export const OrderStatus = Schema.Literal(...ORDER_STATUSES).annotations({
+  message: () => `must be one of ${ORDER_STATUSES.join(", ")}`
 })
 
 /** The type of `OrderStatus`. */
@@ -24,9 +27,7 @@ export type OrderStatus = typeof OrderStatus.Type
 
 /** The caller's own reference: 1 to 64 characters of `A-Z a-z 0-9 _ . : -`, unique per account. */
 export const Reference = Schema.String.pipe(
-  Schema.pattern(/^[A-Za-z0-9_.:-]{1,64}$/, {
-    message: () => "must be 1 to 64 characters of A-Z, a-z, 0-9, _, ., : and -"
-  })
+  Schema.pattern(REFERENCE_PATTERN, { message: () => REFERENCE_RULE })
 ).annotations({ identifier: "Reference" })
 
 /** The body of POST /orders. */
@@ -91,22 +92,13 @@ export const DateBound = Schema.String.pipe(
 /** True when a `DateBound` is a whole day rather than an instant. */
 export const isWholeDay = (bound: string): boolean => isoDate.test(bound)
 
-const intParam = (min: number, max: number) =>
-  Schema.NumberFromString.pipe(
-    Schema.int(),
-    Schema.between(min, max)
-  ).annotations({ message: () => `must be an integer from ${min} to ${max}` })
-
-/** The largest page size of GET /orders. */
-export const MAX_PER_PAGE = 50
-
-/** The page size of GET /orders when `per_page` is left out. */
-export const DEFAULT_PER_PAGE = 20
+/** The page sizes of GET /orders, from `OrderTerms`. */
+export { DEFAULT_PER_PAGE, MAX_PER_PAGE }
 
 /** Query parameters of GET /orders. */
 export const ListOrdersParams = Schema.Struct({
-  page: Schema.optional(intParam(1, 1_000_000)).annotations({ description: "Page number, default 1" }),
-  per_page: Schema.optional(intParam(1, MAX_PER_PAGE)).annotations({
+  page: Schema.optional(integerParam(1, 1_000_000)).annotations({ description: "Page number, default 1" }),
+  per_page: Schema.optional(integerParam(1, MAX_PER_PAGE)).annotations({
     description: `Items per page, default ${DEFAULT_PER_PAGE}, at most ${MAX_PER_PAGE}`
   }),
   status: Schema.optional(OrderStatus),
@@ -139,3 +131,14 @@ export class OrderNotFound extends Schema.TaggedError<OrderNotFound>()(
   { success: Failed, message: Schema.String },
   HttpApiSchema.annotations({ status: 404 })
 ) {}
+
+/** An order as the operator sees it: with its account. */
+export const AdminOrder = Schema.Struct({ ...Order.fields, account_id: AccountId }).annotations({
+  identifier: "AdminOrder"
+})
+
+/** The type of `AdminOrder`. */
+export type AdminOrder = typeof AdminOrder.Type
+
+/** The body of POST /orders/{order_number}/resolve. */
+export const ResolveOrderPayload = Schema.Struct({ status: Schema.Literal("successful", "failed") })

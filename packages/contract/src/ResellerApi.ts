@@ -9,12 +9,15 @@ import {
   NotFound,
   PayloadTooLarge,
   RateLimited,
+  RequestTimeout,
   ServerError,
   Succeeded,
   ValidationError
 } from "./ApiError.js"
 import { ApiKeyAuth } from "./ApiKey.js"
 import { Bundle, BundleUnavailable } from "./Bundle.js"
+import { BodyLimit, DEFAULT_BODY_LIMIT, RateLimitScopes } from "./EndpointPolicy.js"
+import { IntegerText } from "./Identifier.js"
 import { Cedis } from "./Money.js"
 import { Network, NetworkId, NetworkNotFound } from "./Network.js"
 import {
@@ -72,6 +75,7 @@ export class WalletGroup extends HttpApiGroup.make("wallet")
   .add(
     HttpApiEndpoint.get("balance", "/balance")
       .addSuccess(BalanceResponse)
+      .annotate(RateLimitScopes, ["all", "balance"])
       .annotate(OpenApi.Summary, "The three wallet balances")
   )
 {}
@@ -85,7 +89,7 @@ export class CatalogGroup extends HttpApiGroup.make("catalog")
   )
   .add(
     HttpApiEndpoint.get("bundles", "/networks/:network_id/bundles")
-      .setPath(Schema.Struct({ network_id: Schema.NumberFromString.pipe(Schema.compose(NetworkId)) }))
+      .setPath(Schema.Struct({ network_id: IntegerText.pipe(Schema.compose(NetworkId)) }))
       .addSuccess(BundlesResponse)
       .addError(NetworkNotFound)
       .annotate(OpenApi.Summary, "Bundles of a network, in the operator's order, inactive ones included")
@@ -100,6 +104,7 @@ export class OrdersGroup extends HttpApiGroup.make("orders")
       .addSuccess(PlaceOrderResponse)
       .addError(InsufficientBalance)
       .addError(BundleUnavailable)
+      .annotate(RateLimitScopes, ["all", "orders"])
       .annotate(OpenApi.Summary, "Buy a bundle for a phone number, paid from the main wallet")
       .annotate(
         OpenApi.Description,
@@ -134,8 +139,11 @@ export class ResellerApi extends HttpApi.make("reseller")
   .addError(PayloadTooLarge)
   .addError(ValidationError)
   .addError(RateLimited)
+  .addError(RequestTimeout)
   .addError(ServerError)
   .prefix(RESELLER_PREFIX)
+  .annotate(RateLimitScopes, ["all"])
+  .annotate(BodyLimit, DEFAULT_BODY_LIMIT)
   .annotate(OpenApi.Title, "Data Bundle Reseller API")
   .annotate(OpenApi.Version, "1")
   .annotate(

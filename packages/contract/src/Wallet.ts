@@ -4,7 +4,8 @@
 import { HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
 import { Failed } from "./ApiError.js"
-import { Cedis } from "./Money.js"
+import { Cedis, PositiveCedis } from "./Money.js"
+import { text } from "./Text.js"
 
 /** The three wallets of an account; orders are paid from `main`. */
 export const WalletKind = Schema.Literal("main", "referral", "agent")
@@ -28,3 +29,19 @@ export class InsufficientBalance extends Schema.TaggedError<InsufficientBalance>
   { success: Failed, message: Schema.String, balance: Cedis, required: Cedis },
   HttpApiSchema.annotations({ status: 400 })
 ) {}
+
+const Note = text(500, 0)
+
+/** The body of POST /accounts/{account_id}/wallet/fund. */
+export const FundWalletPayload = Schema.Struct({
+  amount: PositiveCedis,
+  wallet: Schema.optional(WalletKind).annotations({ description: "Default main" }),
+  note: Schema.optional(Note)
+}).annotations({ parseOptions: { errors: "all" } })
+
+/** The body of POST /accounts/{account_id}/wallet/adjust: a signed correction with its reason. */
+export const AdjustWalletPayload = Schema.Struct({
+  amount: Cedis.pipe(Schema.filter((pesewas) => pesewas !== 0n || "must not be 0")),
+  wallet: Schema.optional(WalletKind).annotations({ description: "Default main" }),
+  note: text(500).annotations({ message: () => "is required for an adjustment: 1 to 500 characters of text" })
+}).annotations({ parseOptions: { errors: "all" } })

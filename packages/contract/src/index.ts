@@ -14,8 +14,14 @@ export * as ApiKey from "./ApiKey.js"
 export * as Bundle from "./Bundle.js"
 /** The catalogue file format. */
 export * as Catalog from "./Catalog.js"
+/** What the server applies to each endpoint before its handler: rate-limit scopes, body limit, secrecy. */
+export * as EndpointPolicy from "./EndpointPolicy.js"
+/** `Idempotency-Key` of admin requests that move money. */
+export * as Idempotency from "./Idempotency.js"
 /** Identifiers' range. */
 export * as Identifier from "./Identifier.js"
+/** The rules of JSON request bodies. */
+export * as JsonBody from "./JsonBody.js"
 /** The ledger and its audit. */
 export * as Ledger from "./Ledger.js"
 /** Money: cedis on the wire, pesewas inside. */
@@ -24,6 +30,10 @@ export * as Money from "./Money.js"
 export * as Network from "./Network.js"
 /** Orders. */
 export * as Order from "./Order.js"
+/** The terms of an order as plain values (statuses, the reference rule, page sizes). */
+export * as OrderTerms from "./OrderTerms.js"
+/** Paging of admin lists. */
+export * as Page from "./Page.js"
 /** Ghana phone numbers. */
 export * as Phone from "./Phone.js"
 /** Rate limit scopes and quotas. */
@@ -34,3 +44,5 @@ export * as ResellerApi from "./ResellerApi.js"
 export * as Text from "./Text.js"
 /** Wallets and balances. */
 export * as Wallet from "./Wallet.js"
+/** Webhook events, the headers of a delivery and its signature. */
+export * as Webhook from "./Webhook.js"

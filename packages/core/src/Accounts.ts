@@ -1,37 +1,46 @@
 /**
  * Accounts: created and managed by the operator; each gets three empty wallets.
  */
-import { Account, AdminApi, ApiError } from "@databundle/contract"
-import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { Account, ApiError, type ApiKey, Page as PageContract } from "@databundle/contract"
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Effect, Schema } from "effect"
 import { ApiKeys, limitsOf } from "./ApiKeys.js"
-import { int8, orDie } from "./Database.js"
+import { Int8, orDie, rowsOrDie } from "./Database.js"
 import * as Page from "./Page.js"
 import * as Tokens from "./Tokens.js"
 
-interface AccountRow {
-  readonly id: number
-  readonly name: string
-  readonly price_group: string | null
-  readonly status: Account.AccountStatus
-  readonly webhook_url: string | null
+/** An account row with its three balances, as `select` reads it. */
+const AccountRow = Schema.Struct({
+  id: Account.AccountId,
+  name: Schema.String,
+  price_group: Schema.NullOr(Schema.String),
+  status: Account.AccountStatus,
+  webhook_url: Schema.NullOr(Schema.String),
+  webhook_secret: Schema.NullOr(Schema.String),
+  limit_all: Schema.NullOr(Schema.Number),
+  limit_orders: Schema.NullOr(Schema.Number),
+  limit_balance: Schema.NullOr(Schema.Number),
+  created_at: Schema.DateFromSelf,
+  main: Int8,
+  referral: Int8,
+  agent: Int8
+})
+
+type AccountRow = typeof AccountRow.Type
+
+/** An account with everything the operator may need (`ApiKey.AccountDetail` in the contract). */
+export interface AccountDetail extends Account.AccountSummary {
   readonly webhook_secret: string | null
-  readonly limit_all: number | null
-  readonly limit_orders: number | null
-  readonly limit_balance: number | null
-  readonly created_at: Date
-  readonly main: string
-  readonly referral: string
-  readonly agent: string
+  readonly keys: ReadonlyArray<ApiKey.ApiKeyView>
 }
 
-const toSummary = (row: AccountRow): AdminApi.AccountSummary => ({
-  id: row.id as Account.AccountId,
+const toSummary = (row: AccountRow): Account.AccountSummary => ({
+  id: row.id,
   name: row.name,
   price_group: row.price_group,
   status: row.status,
   created_at: row.created_at,
-  balance: { main: int8(row.main), referral: int8(row.referral), agent: int8(row.agent) },
+  balance: { main: row.main, referral: row.referral, agent: row.agent },
   webhook_url: row.webhook_url,
   limits: limitsOf(row)
 })
@@ -43,8 +52,8 @@ export class Accounts extends Effect.Service<Accounts>()("core/Accounts", {
     const sql = yield* SqlClient.SqlClient
     const apiKeys = yield* ApiKeys
 
-    const select = (where: ReturnType<typeof sql.and>) =>
-      sql<AccountRow>`
+    const selectText = (where: ReturnType<typeof sql.and>, tail = sql``) =>
+      sql`
         SELECT a.id, a.name, g.name AS price_group, a.status, a.webhook_url, a.webhook_secret,
           a.limit_all, a.limit_orders, a.limit_balance, a.created_at,
           COALESCE(max(w.balance) FILTER (WHERE w.kind = 'main'), 0) AS main,
@@ -56,7 +65,11 @@ export class Accounts extends Effect.Service<Accounts>()("core/Accounts", {
         WHERE ${where}
         GROUP BY a.id, g.name
         ORDER BY a.id
+        ${tail}
       `
+
+    const select = (where: ReturnType<typeof sql.and>, tail = sql``) =>
+      SqlSchema.findAll({ Request: Schema.Void, Result: AccountRow, execute: () => selectText(where, tail) })(undefined)
 
     const priceGroupId = (name: string | null) =>
       Effect.gen(function*() {
@@ -68,17 +81,30 @@ export class Accounts extends Effect.Service<Accounts>()("core/Accounts", {
         return row.id
       })
 
+    const createdRow = (name: string, groupId: number | null) =>
+      SqlSchema.findAll({
+        Request: Schema.Void,
+        Result: Schema.Struct({
+          id: Account.AccountId,
+          name: Schema.String,
+          status: Account.AccountStatus,
+          created_at: Schema.DateFromSelf
+        }),
+        execute: () =>
+          sql`
+            INSERT INTO accounts (name, price_group_id) VALUES (${name}, ${groupId})
+            RETURNING id, name, status, created_at
+          `
+      })(undefined)
+
     const notFound = (id: number) => new Account.AccountNotFound({ message: `Account ${id} not found` })
 
     /** Creates an active account with three empty wallets. */
     const create = Effect.fn("Accounts.create")(
       function*(input: { readonly name: string; readonly price_group?: string | null | undefined }) {
         const groupId = yield* priceGroupId(input.price_group ?? null)
-        const [row] = yield* orDie(sql.withTransaction(Effect.gen(function*() {
-          const rows = yield* sql<{ id: number; name: string; status: Account.AccountStatus; created_at: Date }>`
-          INSERT INTO accounts (name, price_group_id) VALUES (${input.name}, ${groupId})
-          RETURNING id, name, status, created_at
-        `
+        const [row] = yield* rowsOrDie(sql.withTransaction(Effect.gen(function*() {
+          const rows = yield* createdRow(input.name, groupId)
           yield* sql`
           INSERT INTO wallets (account_id, kind)
           VALUES (${rows[0]!.id}, 'main'), (${rows[0]!.id}, 'referral'), (${rows[0]!.id}, 'agent')
@@ -86,7 +112,7 @@ export class Accounts extends Effect.Service<Accounts>()("core/Accounts", {
           return rows
         })))
         return {
-          id: row!.id as Account.AccountId,
+          id: row!.id,
           name: row!.name,
           price_group: input.price_group ?? null,
           status: row!.status,
@@ -99,24 +125,24 @@ export class Accounts extends Effect.Service<Accounts>()("core/Accounts", {
     const list = Effect.fn("Accounts.list")(function*(
       query: Page.PageQuery & { readonly status?: Account.AccountStatus | undefined }
     ) {
-      const page = Page.resolve(query, AdminApi.ADMIN_DEFAULT_PER_PAGE)
+      const page = Page.resolve(query, PageContract.ADMIN_DEFAULT_PER_PAGE)
       const where = query.status ? sql.and([sql`a.status = ${query.status}`]) : sql.and([sql`true`])
       const [count] = yield* orDie(sql<{ total: string }>`SELECT count(*) AS total FROM accounts a WHERE ${where}`)
-      const rows = yield* orDie(sql<AccountRow>`${select(where)} LIMIT ${page.perPage} OFFSET ${page.offset}`)
+      const rows = yield* rowsOrDie(select(where, sql`LIMIT ${page.perPage} OFFSET ${page.offset}`))
       return { accounts: rows.map(toSummary), pagination: Page.pagination(page, Number(count!.total)) }
     })
 
     /** Everything about one account: balances, overrides, webhook settings, keys. */
-    const show = Effect.fn("Accounts.show")(function*(id: number) {
-      const [row] = yield* orDie(select(sql.and([sql`a.id = ${id}`])))
+    const show = Effect.fn("Accounts.show")(function*(id: Account.AccountId) {
+      const [row] = yield* rowsOrDie(select(sql.and([sql`a.id = ${id}`])))
       if (row === undefined) return yield* notFound(id)
       const keys = yield* apiKeys.list(id)
-      const detail: AdminApi.AccountDetail = { ...toSummary(row), webhook_secret: row.webhook_secret, keys }
+      const detail: AccountDetail = { ...toSummary(row), webhook_secret: row.webhook_secret, keys }
       return detail
     })
 
     /** Applies the given changes; fields left out stay as they are. */
-    const update = Effect.fn("Accounts.update")(function*(id: number, patch: AdminApi.UpdateAccountPayload) {
+    const update = Effect.fn("Accounts.update")(function*(id: Account.AccountId, patch: Account.UpdateAccountPayload) {
       const changes: Record<string, unknown> = {}
       if (patch.name !== undefined) changes.name = patch.name
       if (patch.price_group !== undefined) changes.price_group_id = yield* priceGroupId(patch.price_group)

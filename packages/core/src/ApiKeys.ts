@@ -6,10 +6,10 @@
  * bound; the process that revokes drops its entry at once. `last_used_at` is written on
  * each cache miss, so it is accurate to within the same bound.
  */
-import { Account, type AdminApi, ApiKey, type RateLimit } from "@databundle/contract"
-import { SqlClient } from "@effect/sql"
-import { Cache, Effect, Option, Redacted } from "effect"
-import { orDie } from "./Database.js"
+import { Account, ApiKey, type RateLimit } from "@databundle/contract"
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Cache, Effect, Option, Redacted, Schema } from "effect"
+import { orDie, rowsOrDie } from "./Database.js"
 import { Settings } from "./Settings.js"
 import * as Tokens from "./Tokens.js"
 
@@ -22,14 +22,14 @@ export interface Principal {
   readonly limits: RateLimit.RateLimits
 }
 
-interface PrincipalRow {
-  readonly id: number
-  readonly account_id: number
-  readonly price_group_id: number | null
-  readonly limit_all: number | null
-  readonly limit_orders: number | null
-  readonly limit_balance: number | null
-}
+const PrincipalRow = Schema.Struct({
+  id: ApiKey.ApiKeyId,
+  account_id: Account.AccountId,
+  price_group_id: Schema.NullOr(Schema.Number),
+  limit_all: Schema.NullOr(Schema.Number),
+  limit_orders: Schema.NullOr(Schema.Number),
+  limit_balance: Schema.NullOr(Schema.Number)
+})
 
 /** Reads the three override columns of an account row into `RateLimits`. */
 export const limitsOf = (
@@ -44,20 +44,21 @@ export const limitsOf = (
   ...(row.limit_balance === null ? {} : { balance: row.limit_balance })
 })
 
-interface KeyRow {
-  readonly id: number
-  readonly prefix: string
-  readonly created_at: Date
-  readonly last_used_at: Date | null
-  readonly revoked_at: Date | null
-}
+/** A key's row: its view, with the driver's dates. */
+const KeyRow = Schema.Struct({
+  id: ApiKey.ApiKeyId,
+  prefix: Schema.String,
+  created_at: Schema.DateFromSelf,
+  last_used_at: Schema.NullOr(Schema.DateFromSelf),
+  revoked_at: Schema.NullOr(Schema.DateFromSelf)
+})
 
-const toView = (row: KeyRow): AdminApi.ApiKeyView => ({
-  id: row.id as ApiKey.ApiKeyId,
-  prefix: row.prefix,
-  created_at: row.created_at,
-  last_used_at: row.last_used_at,
-  revoked_at: row.revoked_at
+const toView = ({ created_at, id, last_used_at, prefix, revoked_at }: typeof KeyRow.Type): ApiKey.ApiKeyView => ({
+  id,
+  prefix,
+  created_at,
+  last_used_at,
+  revoked_at
 })
 
 /** Creating, revoking, listing and checking API keys. */
@@ -67,17 +68,24 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("core/ApiKeys", {
     const sql = yield* SqlClient.SqlClient
     const settings = yield* Settings
 
+    const findPrincipal = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: PrincipalRow,
+      execute: (hash) =>
+        sql`
+          UPDATE api_keys k SET last_used_at = now()
+          FROM accounts a
+          WHERE k.key_hash = ${hash} AND k.revoked_at IS NULL AND a.id = k.account_id AND a.status = 'active'
+          RETURNING k.id, k.account_id, a.price_group_id, a.limit_all, a.limit_orders, a.limit_balance
+        `
+    })
+
     const lookup = (hash: string) =>
-      orDie(sql<PrincipalRow>`
-        UPDATE api_keys k SET last_used_at = now()
-        FROM accounts a
-        WHERE k.key_hash = ${hash} AND k.revoked_at IS NULL AND a.id = k.account_id AND a.status = 'active'
-        RETURNING k.id, k.account_id, a.price_group_id, a.limit_all, a.limit_orders, a.limit_balance
-      `).pipe(
-        Effect.map((rows) =>
-          Option.map(Option.fromNullable(rows[0]), (row): Principal => ({
-            accountId: row.account_id as Account.AccountId,
-            keyId: row.id as ApiKey.ApiKeyId,
+      rowsOrDie(findPrincipal(hash)).pipe(
+        Effect.map((found) =>
+          Option.map(found, (row): Principal => ({
+            accountId: row.account_id,
+            keyId: row.id,
             priceGroupId: row.price_group_id,
             limits: limitsOf(row)
           }))
@@ -97,7 +105,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("core/ApiKeys", {
     }
 
     /** Creates a key for an account; the key itself is returned only here. */
-    const create = Effect.fn("ApiKeys.create")(function*(accountId: number) {
+    const create = Effect.fn("ApiKeys.create")(function*(accountId: Account.AccountId) {
       const key = Tokens.apiKey()
       const prefix = Tokens.displayPrefix(key)
       const rows = yield* orDie(sql<{ id: number }>`
@@ -108,17 +116,25 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("core/ApiKeys", {
       if (rows.length === 0) {
         return yield* new Account.AccountNotFound({ message: `Account ${accountId} not found` })
       }
-      return { id: rows[0]!.id as ApiKey.ApiKeyId, api_key: key, prefix }
+      const created: ApiKey.NewApiKey = { id: Schema.decodeSync(ApiKey.ApiKeyId)(rows[0]!.id), api_key: key, prefix }
+      return created
     })
 
     /** Revokes a key at once in this process, and within the cache bound everywhere; revoking twice is harmless. */
-    const revoke = Effect.fn("ApiKeys.revoke")(function*(accountId: number, keyId: number) {
-      const rows = yield* orDie(sql<KeyRow & { key_hash: string }>`
-        UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now())
-        WHERE id = ${keyId} AND account_id = ${accountId}
-        RETURNING id, prefix, created_at, last_used_at, revoked_at, key_hash
-      `)
-      const row = rows[0]
+    const revokeRow = SqlSchema.findOne({
+      Request: Schema.Struct({ accountId: Account.AccountId, keyId: ApiKey.ApiKeyId }),
+      Result: Schema.Struct({ ...KeyRow.fields, key_hash: Schema.String }),
+      execute: ({ accountId, keyId }) =>
+        sql`
+          UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now())
+          WHERE id = ${keyId} AND account_id = ${accountId}
+          RETURNING id, prefix, created_at, last_used_at, revoked_at, key_hash
+        `
+    })
+
+    const revoke = Effect.fn("ApiKeys.revoke")(function*(accountId: Account.AccountId, keyId: ApiKey.ApiKeyId) {
+      const found = yield* rowsOrDie(revokeRow({ accountId, keyId }))
+      const row = Option.getOrUndefined(found)
       if (row === undefined) {
         return yield* new ApiKey.ApiKeyNotFound({ message: `Key ${keyId} not found on account ${accountId}` })
       }
@@ -127,11 +143,18 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("core/ApiKeys", {
     })
 
     /** The keys of an account, newest first. */
-    const list = (accountId: number) =>
-      orDie(sql<KeyRow>`
-        SELECT id, prefix, created_at, last_used_at, revoked_at FROM api_keys
-        WHERE account_id = ${accountId} ORDER BY id DESC
-      `).pipe(Effect.map((rows) => rows.map(toView)), Effect.withSpan("ApiKeys.list"))
+    const listRows = SqlSchema.findAll({
+      Request: Account.AccountId,
+      Result: KeyRow,
+      execute: (accountId) =>
+        sql`
+          SELECT id, prefix, created_at, last_used_at, revoked_at FROM api_keys
+          WHERE account_id = ${accountId} ORDER BY id DESC
+        `
+    })
+
+    const list = (accountId: Account.AccountId) =>
+      rowsOrDie(listRows(accountId)).pipe(Effect.map((rows) => rows.map(toView)), Effect.withSpan("ApiKeys.list"))
 
     /** Forgets every cached authentication, for changes that touch a whole account (suspension, price group). */
     const forgetAll = cache.invalidateAll

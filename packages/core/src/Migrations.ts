@@ -186,6 +186,26 @@ const rateLimits = [
   $$`
 ]
 
+// Claiming an event leases it: other processes leave it alone until the lease runs out, and the
+// leases held per URL bound how many attempts one receiver has in flight.
+const webhookLeases = [
+  `ALTER TABLE webhook_events ADD COLUMN leased_until timestamptz(3)`
+]
+
+// Idempotency keys of admin requests that move money: written in the transaction of the
+// movement, with the result to replay; kept for Idempotency.RETENTION_DAYS days.
+const adminIdempotencyKeys = [
+  `CREATE TABLE admin_idempotency_keys (
+    key text PRIMARY KEY,
+    endpoint text NOT NULL,
+    target text NOT NULL,
+    fingerprint text NOT NULL,
+    response text,
+    created_at timestamptz(3) NOT NULL DEFAULT now()
+  )`,
+  `CREATE INDEX admin_idempotency_keys_created ON admin_idempotency_keys (created_at)`
+]
+
 const statements = (list: ReadonlyArray<string>) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) => Effect.forEach(list, (text) => sql.unsafe(text), { discard: true }))
 
@@ -193,7 +213,9 @@ const statements = (list: ReadonlyArray<string>) =>
 export const migrate = Migrator.make({})({
   loader: Migrator.fromRecord({
     "0001_initial": statements(initial),
-    "0002_rate_limits": statements(rateLimits)
+    "0002_rate_limits": statements(rateLimits),
+    "0003_webhook_leases": statements(webhookLeases),
+    "0004_admin_idempotency_keys": statements(adminIdempotencyKeys)
   }),
   table: "bundles_migrations"
 })

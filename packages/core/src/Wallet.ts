@@ -4,9 +4,16 @@
  * non-negative and writes the entry from the updated row, so balances always equal the
  * ledger's sum and concurrent movements on one wallet serialise on its row lock.
  */
-import { Account, AdminApi, type Ledger, Money, type Order, Wallet as WalletContract } from "@databundle/contract"
+import {
+  Account,
+  type Ledger,
+  type Order,
+  Page as PageContract,
+  Wallet as WalletContract,
+  type Webhook
+} from "@databundle/contract"
 import { SqlClient } from "@effect/sql"
-import { Effect, Option, Schema } from "effect"
+import { Effect, Option } from "effect"
 import { int8, orDie } from "./Database.js"
 import * as Page from "./Page.js"
 import { Webhooks } from "./Webhooks.js"
@@ -50,8 +57,6 @@ const toEntry = (row: LedgerRow): Ledger.LedgerEntry => ({
   note: row.note,
   created_at: row.created_at
 })
-
-const encodeCedis = Schema.encodeSync(Money.Cedis)
 
 /** Wallet balances, movements, the ledger and its audit. */
 export class Wallet extends Effect.Service<Wallet>()("core/Wallet", {
@@ -99,16 +104,21 @@ export class Wallet extends Effect.Service<Wallet>()("core/Wallet", {
       )
 
     /** The webhook of a movement: `wallet.funded` for credits, `wallet.debited` for debits. */
-    const announce = (movement: Movement, moved: Moved, orderNumber?: Order.OrderNumber) =>
-      webhooks.enqueue(movement.accountId, movement.amount > 0n ? "wallet.funded" : "wallet.debited", {
-        account_id: movement.accountId,
+    const announce = (movement: Movement, moved: Moved, orderNumber?: Order.OrderNumber) => {
+      const data: Webhook.WalletMovement = {
+        account_id: movement.accountId as Account.AccountId,
         wallet: movement.wallet,
-        amount: encodeCedis(movement.amount < 0n ? -movement.amount : movement.amount),
-        balance: encodeCedis(moved.balanceAfter),
+        amount: movement.amount < 0n ? -movement.amount : movement.amount,
+        balance: moved.balanceAfter,
         reason: movement.reason,
         order_number: orderNumber ?? null,
         note: movement.note ?? null
-      })
+      }
+      return webhooks.enqueue(
+        movement.accountId,
+        movement.amount > 0n ? { type: "wallet.funded", data } : { type: "wallet.debited", data }
+      )
+    }
 
     const operatorMovement = (movement: Movement) =>
       sql.withTransaction(Effect.gen(function*() {
@@ -177,7 +187,7 @@ export class Wallet extends Effect.Service<Wallet>()("core/Wallet", {
       if (Option.isNone(yield* balances(accountId))) {
         return yield* new Account.AccountNotFound({ message: `Account ${accountId} not found` })
       }
-      const page = Page.resolve(query, AdminApi.ADMIN_DEFAULT_PER_PAGE)
+      const page = Page.resolve(query, PageContract.ADMIN_DEFAULT_PER_PAGE)
       const where = sql.and([
         sql`l.account_id = ${accountId}`,
         ...(query.wallet ? [sql`l.wallet = ${query.wallet}`] : [])

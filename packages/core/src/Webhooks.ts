@@ -1,28 +1,20 @@
 /**
  * Webhooks: events written to an outbox in the same transaction as the change they
  * describe, then delivered at least once, signed, with exponential back-off.
+ *
+ * Delivery is fair between receivers: at most `PER_ENDPOINT` attempts are in flight to one
+ * URL (counted in the database, so across every process), at most `MAX_IN_FLIGHT` per process,
+ * and each attempt has `ATTEMPT_DEADLINE` to answer. A receiver that never answers holds two
+ * slots, never the queue. The HttpClient in context is the transport: the server provides one
+ * that never follows redirects and refuses private addresses.
  */
+import { Webhook } from "@databundle/contract"
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
-import { Clock, Duration, Effect, Schedule } from "effect"
-import { createHmac } from "node:crypto"
+import { Clock, Duration, Effect, Ref, Schedule, Schema } from "effect"
 import { orDie } from "./Database.js"
 import { Settings } from "./Settings.js"
 import * as Tokens from "./Tokens.js"
-
-/** The events an account can receive. */
-export type WebhookEventType = "order.successful" | "order.failed" | "wallet.funded" | "wallet.debited"
-
-/** The header that carries the signature. */
-export const SIGNATURE_HEADER = "x-webhook-signature"
-
-/** `hex(HMAC-SHA256(secret, t + "." + body))`, the `v1` of the signature header. */
-export const sign = (secret: string, timestamp: number, body: string): string =>
-  createHmac("sha256", secret).update(`${timestamp}.${body}`).digest("hex")
-
-/** The signature header's value: `t=<unix seconds>,v1=<hex>`. */
-export const signatureHeader = (secret: string, timestamp: number, body: string): string =>
-  `t=${timestamp},v1=${sign(secret, timestamp, body)}`
 
 /** Deliveries are retried for at least this long before an event is abandoned. */
 export const RETRY_WINDOW = Duration.hours(25)
@@ -30,6 +22,23 @@ export const RETRY_WINDOW = Duration.hours(25)
 /** The wait before attempt `n + 1`: 10 s doubling per attempt, at most an hour. */
 export const backoff = (attempts: number): Duration.Duration =>
   Duration.seconds(Math.min(10 * 2 ** Math.max(0, attempts - 1), 3600))
+
+/** Attempts in flight to one webhook URL at a time, across every server process. */
+export const PER_ENDPOINT = 2
+
+/** Attempts in flight at a time in one process. */
+export const MAX_IN_FLIGHT = 32
+
+/** How long a receiver has to answer one attempt (connection included) before it counts as failed. */
+export const ATTEMPT_DEADLINE = Duration.seconds(5)
+
+/**
+ * How long a claimed event stays another process's to leave alone; well past the deadline,
+ * so only a process that died mid-attempt lets its lease run out.
+ */
+export const LEASE = Duration.seconds(60)
+
+const encodeEvent = Schema.encodeSync(Webhook.WebhookEvent)
 
 /** Writes events to the outbox. */
 export class Webhooks extends Effect.Service<Webhooks>()("core/Webhooks", {
@@ -40,17 +49,23 @@ export class Webhooks extends Effect.Service<Webhooks>()("core/Webhooks", {
      * Queues an event for the account, if it has a webhook URL. Call it inside the
      * transaction that makes the change, so the event exists exactly when the change does.
      */
-    const enqueue = Effect.fn("Webhooks.enqueue")(function*(
-      accountId: number,
-      type: WebhookEventType,
-      data: Record<string, unknown>
-    ) {
-      const id = Tokens.eventId()
-      const createdAt = new Date(yield* Clock.currentTimeMillis).toISOString()
-      const body = JSON.stringify({ id, type, created_at: createdAt, data })
+    const enqueue = Effect.fn("Webhooks.enqueue")(function*(accountId: number, content: Webhook.WebhookEventContent) {
+      const event = {
+        ...content,
+        id: Webhook.EventId.make(Tokens.eventId()),
+        created_at: new Date(yield* Clock.currentTimeMillis)
+      } as Webhook.WebhookEvent
+      const encoded = encodeEvent(event)
+      // Written in the wire's field order: id, type, created_at, data.
+      const body = JSON.stringify({
+        id: encoded.id,
+        type: encoded.type,
+        created_at: encoded.created_at,
+        data: encoded.data
+      })
       yield* orDie(sql`
         INSERT INTO webhook_events (id, account_id, type, body)
-        SELECT ${id}, id, ${type}, ${body} FROM accounts WHERE id = ${accountId} AND webhook_url IS NOT NULL
+        SELECT ${event.id}, id, ${event.type}, ${body} FROM accounts WHERE id = ${accountId} AND webhook_url IS NOT NULL
       `)
     })
 
@@ -60,7 +75,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("core/Webhooks", {
 
 interface DueEvent {
   readonly id: string
-  readonly type: WebhookEventType
+  readonly type: Webhook.WebhookEventType
   readonly body: string
   readonly attempts: number
   readonly created_at: Date
@@ -68,79 +83,153 @@ interface DueEvent {
   readonly webhook_secret: string | null
 }
 
+/** Why an attempt failed, in a line fit for `last_error` and the log. */
+const reason = (error: unknown): string =>
+  (error instanceof Error || (typeof error === "object" && error !== null && "message" in error)
+    ? String((error as { message: unknown }).message)
+    : String(error)).slice(0, 500)
+
 /** Delivers queued events; several processes can run it against one database. */
 export class WebhookDelivery extends Effect.Service<WebhookDelivery>()("core/WebhookDelivery", {
   dependencies: [Settings.Default],
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const settings = yield* Settings
-    const client = (yield* HttpClient.HttpClient).pipe(
-      HttpClient.filterStatusOk,
-      HttpClient.transformResponse(Effect.timeout(Duration.seconds(10)))
-    )
+    // A redirect is an answer other than 2xx: a failed attempt, never followed here.
+    const client = HttpClient.filterStatusOk(yield* HttpClient.HttpClient)
 
-    // Claiming pushes next_attempt_at a lease ahead, so no other process picks the event up
-    // while this one is delivering it; SKIP LOCKED lets processes claim disjoint batches.
-    const claim = sql<DueEvent>`
-      UPDATE webhook_events e
-      SET next_attempt_at = now() + interval '60 seconds', attempts = e.attempts + 1
-      FROM accounts a
-      WHERE a.id = e.account_id AND e.id IN (
-        SELECT id FROM webhook_events
-        WHERE delivered_at IS NULL AND abandoned_at IS NULL AND next_attempt_at <= now()
-        ORDER BY next_attempt_at
-        LIMIT 20
-        FOR UPDATE SKIP LOCKED
-      )
-      RETURNING e.id, e.type, e.body, e.attempts, e.created_at, a.webhook_url, a.webhook_secret
-    `
+    /**
+     * Leases up to `limit` due events, at most `PER_ENDPOINT` in flight per URL counting the
+     * leases other processes hold, first slots first so every receiver gets its turn. Two
+     * processes claiming at once both pick the same rows; the re-checked lease condition lets
+     * only the first one have each.
+     */
+    const claim = (limit: number) =>
+      sql<DueEvent>`
+        WITH busy AS (
+          SELECT a.webhook_url, count(*) AS n
+          FROM webhook_events e JOIN accounts a ON a.id = e.account_id
+          WHERE e.delivered_at IS NULL AND e.abandoned_at IS NULL AND e.leased_until > now()
+          GROUP BY a.webhook_url
+        ), ranked AS (
+          SELECT e.id, e.next_attempt_at,
+            coalesce(b.n, 0) + row_number() OVER (PARTITION BY a.webhook_url ORDER BY e.next_attempt_at, e.id) AS slot
+          FROM webhook_events e
+          JOIN accounts a ON a.id = e.account_id
+          LEFT JOIN busy b ON b.webhook_url = a.webhook_url
+          WHERE e.delivered_at IS NULL AND e.abandoned_at IS NULL AND e.next_attempt_at <= now()
+            AND (e.leased_until IS NULL OR e.leased_until <= now())
+        ), chosen AS (
+          SELECT id FROM ranked WHERE slot <= ${PER_ENDPOINT} ORDER BY slot, next_attempt_at, id LIMIT ${limit}
+        )
+        UPDATE webhook_events e
+        SET leased_until = now() + make_interval(secs => ${Duration.toSeconds(LEASE)}), attempts = e.attempts + 1
+        FROM accounts a, chosen c
+        WHERE e.id = c.id AND a.id = e.account_id AND e.delivered_at IS NULL AND e.abandoned_at IS NULL
+          AND (e.leased_until IS NULL OR e.leased_until <= now())
+        RETURNING e.id, e.type, e.body, e.attempts, e.created_at, a.webhook_url, a.webhook_secret
+      `.pipe(orDie)
 
     const deliver = (event: DueEvent) =>
       Effect.gen(function*() {
         if (event.webhook_url === null || event.webhook_secret === null) {
           return yield* sql`
-            UPDATE webhook_events SET abandoned_at = now(), last_error = 'no webhook URL' WHERE id = ${event.id}
+            UPDATE webhook_events SET abandoned_at = now(), leased_until = NULL, last_error = 'no webhook URL'
+            WHERE id = ${event.id}
           `
         }
         const timestamp = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+        const [signature, standard] = yield* Effect.promise(() =>
+          Promise.all([
+            Webhook.signatureHeader(event.webhook_secret!, timestamp, event.body),
+            Webhook.standardSignature(event.webhook_secret!, event.id, timestamp, event.body)
+          ])
+        )
         const sent = yield* client.execute(
           HttpClientRequest.post(event.webhook_url).pipe(
             HttpClientRequest.setHeaders({
-              [SIGNATURE_HEADER]: signatureHeader(event.webhook_secret, timestamp, event.body),
-              "x-webhook-id": event.id,
-              "x-webhook-event": event.type,
+              [Webhook.SIGNATURE_HEADER]: signature,
+              [Webhook.ID_HEADER]: event.id,
+              [Webhook.EVENT_HEADER]: event.type,
+              [Webhook.STANDARD_ID_HEADER]: event.id,
+              [Webhook.STANDARD_TIMESTAMP_HEADER]: String(timestamp),
+              [Webhook.STANDARD_SIGNATURE_HEADER]: standard,
               "user-agent": "databundle-webhooks/1"
             }),
             HttpClientRequest.bodyText(event.body, "application/json")
           )
-        ).pipe(Effect.scoped, Effect.either)
+        ).pipe(
+          Effect.timeoutFail({
+            duration: ATTEMPT_DEADLINE,
+            onTimeout: () => new Error(`no answer within ${Duration.format(ATTEMPT_DEADLINE)}`)
+          }),
+          Effect.scoped,
+          Effect.either
+        )
         if (sent._tag === "Right") {
-          return yield* sql`UPDATE webhook_events SET delivered_at = now(), last_error = NULL WHERE id = ${event.id}`
+          return yield* sql`
+            UPDATE webhook_events SET delivered_at = now(), leased_until = NULL, last_error = NULL WHERE id = ${event.id}
+          `
         }
-        const error = String(sent.left.message ?? sent.left).slice(0, 500)
+        const error = reason(sent.left)
+        yield* Effect.logInfo("webhook attempt failed").pipe(
+          Effect.annotateLogs({ event: event.id, attempt: event.attempts, error })
+        )
         const expired = (yield* Clock.currentTimeMillis) - event.created_at.getTime() > Duration.toMillis(RETRY_WINDOW)
         return yield* expired
-          ? sql`UPDATE webhook_events SET abandoned_at = now(), last_error = ${error} WHERE id = ${event.id}`
+          ? sql`
+            UPDATE webhook_events SET abandoned_at = now(), leased_until = NULL, last_error = ${error}
+            WHERE id = ${event.id}
+          `
           : sql`
             UPDATE webhook_events
             SET next_attempt_at = now() + make_interval(secs => ${Duration.toSeconds(backoff(event.attempts))}),
-                last_error = ${error}
+                leased_until = NULL, last_error = ${error}
             WHERE id = ${event.id}
           `
-      })
+      }).pipe(orDie, Effect.withSpan("WebhookDelivery.deliver", { attributes: { event: event.id } }))
 
-    /** Delivers every due event once; returns how many were attempted. */
+    /**
+     * Delivers every due event, round after round while some are left (a URL takes
+     * `PER_ENDPOINT` per round); returns how many attempts were made.
+     */
     const deliverDue = Effect.gen(function*() {
-      const events = yield* claim
-      yield* Effect.forEach(events, deliver, { concurrency: 5, discard: true })
-      return events.length
-    }).pipe(orDie, Effect.withSpan("WebhookDelivery.deliverDue"))
+      let attempted = 0
+      while (true) {
+        const events = yield* claim(MAX_IN_FLIGHT)
+        if (events.length === 0) return attempted
+        attempted += events.length
+        yield* Effect.forEach(events, deliver, { concurrency: "unbounded", discard: true })
+      }
+    }).pipe(Effect.withSpan("WebhookDelivery.deliverDue"))
 
-    /** Runs forever: delivers due events every poll interval; failures are logged, not fatal. */
-    const run = deliverDue.pipe(
-      Effect.catchAllCause((cause) => Effect.logWarning("webhook delivery failed", cause)),
-      Effect.repeat(Schedule.spaced(settings.pollInterval))
-    )
+    /**
+     * Runs forever: every poll interval, claims as many due events as the process has free
+     * slots and starts each attempt without waiting for the others, so a receiver that
+     * never answers delays nobody else. Failures are logged, not fatal.
+     */
+    const run = Effect.gen(function*() {
+      const inFlight = yield* Ref.make(0)
+      const tick = Effect.gen(function*() {
+        const free = MAX_IN_FLIGHT - (yield* Ref.get(inFlight))
+        if (free <= 0) return
+        const events = yield* claim(free)
+        yield* Ref.update(inFlight, (n) => n + events.length)
+        for (const event of events) {
+          // A child of this fiber: stopping the worker stops its attempts; their leases run out.
+          yield* Effect.fork(
+            deliver(event).pipe(
+              Effect.catchAllCause((cause) => Effect.logWarning("webhook delivery failed", cause)),
+              Effect.ensuring(Ref.update(inFlight, (n) => n - 1))
+            )
+          )
+        }
+      })
+      return yield* tick.pipe(
+        Effect.catchAllCause((cause) => Effect.logWarning("webhook delivery failed", cause)),
+        Effect.repeat(Schedule.spaced(settings.pollInterval))
+      )
+    })
 
     return { deliverDue, run }
   })

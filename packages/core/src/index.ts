@@ -12,6 +12,8 @@ export * as Catalog from "./Catalog.js"
 export * as Database from "./Database.js"
 /** The fulfilment port and its simulator. */
 export * as Fulfillment from "./Fulfillment.js"
+/** Idempotency keys of admin requests that move money. */
+export * as Idempotency from "./Idempotency.js"
 /** The database schema. */
 export * as Migrations from "./Migrations.js"
 /** Orders and their state machine. */

@@ -68,7 +68,7 @@ for (const target of targets) {
           const other = yield* fundedAccount(0n)
           const key = yield* keys.create(owner)
           assert.instanceOf(yield* Effect.flip(keys.revoke(other, key.id)), ApiKey.ApiKeyNotFound)
-          assert.instanceOf(yield* Effect.flip(keys.create(999_999)), Account.AccountNotFound)
+          assert.instanceOf(yield* Effect.flip(keys.create(Account.AccountId.make(999_999))), Account.AccountNotFound)
         }))
 
       it.effect("the principal carries price group and limit overrides", () =>

@@ -3,12 +3,13 @@ import { FetchHttpClient } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
+import { createHmac } from "node:crypto"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import { Accounts } from "../src/Accounts.js"
 import { Orders } from "../src/Orders.js"
 import { Wallet } from "../src/Wallet.js"
-import { sign, WebhookDelivery } from "../src/Webhooks.js"
+import { WebhookDelivery } from "../src/Webhooks.js"
 import { Domain, fundedAccount, seedCatalog } from "./fixtures.js"
 import { targets } from "./TestDatabase.js"
 
@@ -45,7 +46,8 @@ const receiver = (respond: () => number) =>
 
 const verify = (secret: string, { body, headers }: Received) => {
   const match = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(String(headers["x-webhook-signature"]))
-  return match !== null && sign(secret, Number(match[1]), body) === match[2]
+  // node:crypto as an oracle independent of the contract's Web Crypto signing.
+  return match !== null && createHmac("sha256", secret).update(`${match[1]}.${body}`).digest("hex") === match[2]
 }
 
 const WithDelivery = Layer.mergeAll(Domain, WebhookDelivery.Default).pipe(Layer.provide(FetchHttpClient.layer))
@@ -82,6 +84,13 @@ for (const target of targets) {
             assert.strictEqual(r.headers["x-webhook-id"], event.id)
             assert.strictEqual(r.headers["x-webhook-event"], event.type)
             assert.match(r.headers["content-type"] ?? "", /^application\/json/)
+            // The Standard Webhooks headers, checked to their spec with node:crypto.
+            assert.strictEqual(r.headers["webhook-id"], event.id)
+            const t = /^t=(\d+),/.exec(String(r.headers["x-webhook-signature"]))![1]
+            assert.strictEqual(r.headers["webhook-timestamp"], t)
+            const key = Buffer.from(secret.slice("whsec_".length), "base64")
+            const expected = createHmac("sha256", key).update(`${event.id}.${t}.${r.body}`).digest("base64")
+            assert.strictEqual(r.headers["webhook-signature"], `v1,${expected}`)
           }
           const successful = JSON.parse(hook.received.find((r) => JSON.parse(r.body).type === "order.successful")!.body)
           assert.strictEqual(successful.data.order_number, ok.order.order_number)

@@ -1,12 +1,37 @@
 /**
  * The admin API's handlers: each binds an endpoint of `AdminApi` to the domain.
  */
-import { Accounts, ApiKeys, Catalog, Orders, Wallet } from "@databundle/core"
-import { HttpApiBuilder } from "@effect/platform"
-import { Effect, Layer } from "effect"
+import { AdminApi, Idempotency as IdempotencyContract } from "@databundle/contract"
+import { Accounts, ApiKeys, Catalog, Idempotency, Orders, Wallet } from "@databundle/core"
+import { HttpApiBuilder, HttpApp, HttpServerResponse } from "@effect/platform"
+import { Effect, Layer, type Schema } from "effect"
 import { ServerApi } from "./ServerApi.js"
 
 const ok = <A extends object>(value: A) => ({ success: true as const, ...value })
+
+/**
+ * Runs a handler that moves money under the request's `Idempotency-Key`, when it has one:
+ * a repeat replays the first result with `Idempotent-Replayed: true` and moves nothing.
+ */
+const idempotent = <A, I, E, R>(
+  headers: IdempotencyContract.IdempotencyHeaders,
+  request: { readonly endpoint: string; readonly target: string | number; readonly body: unknown },
+  schema: Schema.Schema<A, I>,
+  effect: Effect.Effect<A, E, R>
+) => {
+  const key = headers[IdempotencyContract.IDEMPOTENCY_KEY_HEADER]
+  if (key === undefined) return effect
+  return Effect.gen(function*() {
+    const idempotency = yield* Idempotency.Idempotency
+    const outcome = yield* idempotency.run({ ...request, key, target: String(request.target) }, schema, effect)
+    if (outcome.replayed) {
+      yield* HttpApp.appendPreResponseHandler((_, response) =>
+        Effect.succeed(HttpServerResponse.setHeader(response, IdempotencyContract.IDEMPOTENT_REPLAYED_HEADER, "true"))
+      )
+    }
+    return outcome.value
+  })
+}
 
 /** Accounts. */
 export const AccountsLive = HttpApiBuilder.group(ServerApi, "accounts", (handlers) =>
@@ -33,16 +58,27 @@ export const WalletsLive = HttpApiBuilder.group(ServerApi, "wallets", (handlers)
   Effect.gen(function*() {
     const wallet = yield* Wallet.Wallet
     return handlers
-      .handle("fund", ({ path, payload }) =>
-        Effect.map(
-          wallet.fund(path.account_id, {
-            amount: payload.amount,
-            wallet: payload.wallet,
-            ...(payload.note === undefined ? {} : { note: payload.note })
-          }),
-          ok
+      .handle("fund", ({ headers, path, payload }) =>
+        idempotent(
+          headers,
+          { endpoint: "wallets.fund", target: path.account_id, body: payload },
+          AdminApi.WalletMovement,
+          Effect.map(
+            wallet.fund(path.account_id, {
+              amount: payload.amount,
+              wallet: payload.wallet,
+              ...(payload.note === undefined ? {} : { note: payload.note })
+            }),
+            ok
+          )
         ))
-      .handle("adjust", ({ path, payload }) => Effect.map(wallet.adjust(path.account_id, payload), ok))
+      .handle("adjust", ({ headers, path, payload }) =>
+        idempotent(
+          headers,
+          { endpoint: "wallets.adjust", target: path.account_id, body: payload },
+          AdminApi.WalletMovement,
+          Effect.map(wallet.adjust(path.account_id, payload), ok)
+        ))
       .handle("ledger", ({ path, urlParams }) => Effect.map(wallet.ledger(path.account_id, urlParams), ok))
       .handle("audit", () => Effect.map(wallet.audit, ok))
   }))
@@ -63,8 +99,13 @@ export const OrdersAdminLive = HttpApiBuilder.group(ServerApi, "ordersAdmin", (h
     return handlers
       .handle("list", ({ urlParams }) => Effect.map(orders.adminList(urlParams), ok))
       .handle("get", ({ path }) => Effect.map(orders.adminGet(path.order_number), (order) => ok({ order })))
-      .handle("resolve", ({ path, payload }) =>
-        Effect.map(orders.resolve(path.order_number, payload.status), (order) => ok({ order })))
+      .handle("resolve", ({ headers, path, payload }) =>
+        idempotent(
+          headers,
+          { endpoint: "ordersAdmin.resolve", target: path.order_number, body: payload },
+          AdminApi.AdminOrderResponse,
+          Effect.map(orders.resolve(path.order_number, payload.status), (order) => ok({ order }))
+        ))
   }))
 
 /** Every handler of the admin API. */

@@ -3,7 +3,7 @@
  * start into the data directory (readable by its owner only), where the admin CLI finds it.
  */
 import { Effect, Option, Redacted } from "effect"
-import { randomBytes } from "node:crypto"
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import * as ServerConfig from "./ServerConfig.js"
@@ -32,3 +32,8 @@ export const resolve = Effect.gen(function*() {
   })
   return Option.getOrThrow(yield* readFromDataDir(dir))
 })
+
+const digest = (value: string) => createHash("sha256").update(value).digest()
+
+/** Compares two secrets in constant time (hashing first makes the lengths equal). */
+export const secretsEqual = (a: string, b: string): boolean => timingSafeEqual(digest(a), digest(b))

@@ -1,58 +1,38 @@
 /**
  * The two security middlewares of the contract: the reseller's `x-api-key` and the
- * operator's bearer token.
+ * operator's bearer token. The gateway has already checked the credentials (once, and
+ * counted the failures); these read its finding from the fiber, and refuse when it found
+ * nothing, so a request that did not pass the gateway is never let in.
  */
 import { AdminApi, ApiError, ApiKey } from "@databundle/contract"
-import { ApiKeys } from "@databundle/core"
-import { Effect, FiberRef, Layer, Option, Redacted } from "effect"
-import { createHash, timingSafeEqual } from "node:crypto"
-import * as AdminToken from "./AdminToken.js"
+import { Effect, FiberRef, Layer, Redacted } from "effect"
 import * as RequestContext from "./RequestContext.js"
 
-/** `x-api-key` → the account, through the cached key lookup. */
-export const ApiKeyAuthLive = Layer.effect(
-  ApiKey.ApiKeyAuth,
-  Effect.gen(function*() {
-    const apiKeys = yield* ApiKeys.ApiKeys
-    return {
-      apiKey: (key) =>
-        Effect.gen(function*() {
-          if (Redacted.value(key).length === 0) {
-            return yield* new ApiError.Unauthorized({
-              message: `Missing API key: send it in the ${ApiKey.API_KEY_HEADER} header`
-            })
-          }
-          const info = yield* FiberRef.get(RequestContext.current)
-          const principal = info.principal ?? (yield* apiKeys.authenticate(key))
-          if (Option.isNone(principal)) {
-            return yield* new ApiError.Unauthorized({ message: "Invalid API key" })
-          }
-          info.accountId = principal.value.accountId
-          return {
-            accountId: principal.value.accountId,
-            keyId: principal.value.keyId,
-            priceGroupId: principal.value.priceGroupId
-          }
-        })
-    }
+/** The 401 of a request without the credentials an area needs (`given`: some were sent, but wrong). */
+export const refusal = (credentials: "apiKey" | "bearer", given: boolean) =>
+  new ApiError.Unauthorized({
+    message: credentials === "bearer"
+      ? "Missing or invalid admin token"
+      : given
+      ? "Invalid API key"
+      : `Missing API key: send it in the ${ApiKey.API_KEY_HEADER} header`
   })
-)
 
-const digest = (value: string) => createHash("sha256").update(value).digest()
+/** `x-api-key` → the account the gateway found for it. */
+export const ApiKeyAuthLive = Layer.succeed(ApiKey.ApiKeyAuth, {
+  apiKey: (key) =>
+    Effect.flatMap(FiberRef.get(RequestContext.caller), (caller) => {
+      if (caller._tag !== "Reseller") return Effect.fail(refusal("apiKey", Redacted.value(key).length > 0))
+      const { accountId, keyId, priceGroupId } = caller.principal
+      return Effect.succeed({ accountId, keyId, priceGroupId })
+    })
+})
 
-/** Compares two secrets in constant time (hashing first makes the lengths equal). */
-export const secretsEqual = (a: string, b: string): boolean => timingSafeEqual(digest(a), digest(b))
-
-/** `Authorization: Bearer <token>` checked against the admin token. */
-export const AdminAuthLive = Layer.effect(
-  AdminApi.AdminAuth,
-  Effect.gen(function*() {
-    const expected = Redacted.value(yield* AdminToken.resolve)
-    return {
-      bearer: (token) =>
-        secretsEqual(Redacted.value(token), expected)
-          ? Effect.void
-          : Effect.fail(new ApiError.Unauthorized({ message: "Missing or invalid admin token" }))
-    }
-  })
-)
+/** `Authorization: Bearer <token>`, as the gateway found it against the admin token. */
+export const AdminAuthLive = Layer.succeed(AdminApi.AdminAuth, {
+  bearer: () =>
+    Effect.flatMap(
+      FiberRef.get(RequestContext.caller),
+      (caller) => caller._tag === "Operator" ? Effect.void : Effect.fail(refusal("bearer", true))
+    )
+})

@@ -17,7 +17,8 @@ export const DEMO_FUNDS = 50_000n
 /** The demo catalogue, beside the packages in the repository. */
 export const catalogPath = fileURLToPath(new URL("../../../examples/catalog.json", import.meta.url))
 
-const keyFile = (dataDir: string) => path.join(dataDir, "demo-api-key")
+/** Where the demo key is kept. */
+export const keyFile = (dataDir: string) => path.join(dataDir, "demo-api-key")
 
 /** What the demo set-up found or made. */
 export interface DemoAccount {

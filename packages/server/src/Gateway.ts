@@ -1,118 +1,83 @@
 /**
- * The API-level middleware every request passes: rate limits and their headers, the body
- * rules (size, content type, well-formed JSON), and the mapping of every failure to the
- * contract's JSON envelope, defects included (a 500 that names only the request id).
+ * The API-level middleware every request passes. It takes the one route decision
+ * (`Routes`), and everything else acts on it:
  *
- * Order of checks: rate limit (429), body framing (413, 400), then inside the router the
- * security middleware (401), payload validation (422) and the handler.
+ * 1. a path that names no endpoint is a 404 (405 with `Allow` for a wrong method);
+ * 2. credentials are checked once: valid ones are never refused for others' failures, and
+ *    failed ones count per client address and per key prefix, past the limit a 429;
+ * 3. the endpoint's rate-limit scopes (from the contract) are counted, with their headers;
+ * 4. a body is read only for an endpoint with a payload, up to its limit (413) and within
+ *    its time (408), as UTF-8 JSON (400); any other body is never read, and the connection
+ *    is closed after the answer instead of draining it;
+ * 5. without valid credentials, a 401; then a body against the contract's JSON rules, a 422;
+ * 6. the router is handed the canonical path, the body already read, and the caller in the
+ *    fiber, where the security middlewares find it.
+ *
+ * Every failure leaves as one of the API's envelope errors, defects included (a 500 that
+ * names only the request id).
  */
-import { AdminApi, ApiError } from "@databundle/contract"
-import { ApiKeys, RateLimiter, Settings } from "@databundle/core"
-import { type HttpApiError, HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Cause, Effect, FiberRef, Option, Redacted } from "effect"
-import type { ArrayFormatterIssue } from "effect/ParseResult"
+import { ApiError, ApiKey, JsonBody } from "@databundle/contract"
+import { ApiKeys, RateLimiter, Settings, Tokens } from "@databundle/core"
+import {
+  HttpApi,
+  HttpApiError,
+  HttpApp,
+  HttpServerError,
+  HttpServerRequest,
+  HttpServerResponse
+} from "@effect/platform"
+import { Cause, Effect, Either, FiberRef, Option, Redacted, Schema } from "effect"
+import * as AdminToken from "./AdminToken.js"
+import * as Auth from "./Auth.js"
 import * as ClientAddress from "./ClientAddress.js"
 import * as RequestBody from "./RequestBody.js"
 import * as RequestContext from "./RequestContext.js"
-import type { Route, Routes } from "./Routes.js"
+import type * as Routes from "./Routes.js"
 import * as ServerConfig from "./ServerConfig.js"
+import * as Validation from "./Validation.js"
 
 const SCOPE_NAMES: Record<RateLimiter.Scope, string> = {
   all: "all requests",
   orders: "POST /orders",
   balance: "GET /balance",
-  auth: "failed authentications from this address"
-}
-
-/** Deepest JSON nesting accepted in a request body. */
-export const MAX_JSON_DEPTH = 32
-
-/** The rate-limit scopes a request falls in, by the endpoint it is for. */
-export const scopesOf = (route: Route | undefined): ReadonlyArray<"all" | "orders" | "balance"> => {
-  if (route?.group === "orders" && route.name === "place") return ["all", "orders"]
-  if (route?.group === "wallet" && route.name === "balance") return ["all", "balance"]
-  return ["all"]
-}
-
-/** True when `value` nests objects or arrays deeper than `limit` (without recursion: the input is hostile). */
-export const nestedDeeperThan = (value: unknown, limit: number): boolean => {
-  const pending: Array<[unknown, number]> = [[value, 0]]
-  while (pending.length > 0) {
-    const [next, depth] = pending.pop()!
-    if (typeof next !== "object" || next === null) continue
-    if (depth + 1 > limit) return true
-    for (const child of Object.values(next)) pending.push([child, depth + 1])
-  }
-  return false
+  auth: "failed authentications"
 }
 
 const isJsonContentType = (value: string | undefined) =>
   value !== undefined && /^application\/json\s*(;|$)/i.test(value.trim())
 
-/** Turns a decode failure's issues into the 422's per-field messages. */
-export const fieldErrors = (issues: ReadonlyArray<ArrayFormatterIssue>): ApiError.FieldErrors => {
-  const errors: Record<string, Array<string>> = {}
-  for (const issue of issues) {
-    // An optional field's union with `undefined` adds a useless "Expected undefined" issue.
-    if (issue.message.startsWith("Expected undefined,")) continue
-    const field = issue.path.length === 0
-      ? "body"
-      : issue.path.map((p, i) => typeof p === "number" ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`).join("")
-    const message = `${field} ${describeIssue(issue)}`
-    const list = (errors[field] ??= [])
-    if (!list.includes(message)) list.push(message)
-  }
-  return errors
-}
+/** True when the request carries a body, by its framing headers. */
+const carriesBody = (request: HttpServerRequest.HttpServerRequest) =>
+  request.headers["transfer-encoding"] !== undefined ||
+  (request.headers["content-length"] !== undefined && request.headers["content-length"] !== "0")
 
-const describeIssue = (issue: ArrayFormatterIssue): string => {
-  if (issue.path.length === 0) return "must be a JSON object"
-  if (issue._tag === "Missing") return "is required"
-  if (issue._tag === "Unexpected") return "is not allowed"
-  const expected = /^Expected (.+?), actual /s.exec(issue.message)?.[1]
-  if (expected === undefined) return issue.message
-  if (expected === "number" || expected === "NumberFromString") return "must be a number"
-  if (expected === "string") return "must be a string"
-  if (expected === "boolean") return "must be true or false"
-  if (expected.startsWith("{") || expected.startsWith("Struct")) return "must be a JSON object"
-  if (/^(?:"[^"]*"(?: \| )?)+$/.test(expected)) {
-    return `must be one of ${expected.replaceAll("\"", "").replaceAll(" |", ",")}`
-  }
-  return `must be ${expected}`
-}
+const BEARER = /^Bearer /i
 
-/** A 422 from per-field messages: its message is the first of them, with a count of the rest. */
-export const validationError = (errors: ApiError.FieldErrors) => {
-  const all = Object.values(errors).flat()
-  const rest = all.length - 1
-  return new ApiError.ValidationError({
-    message: `${all[0] ?? "The request is invalid"}${
-      rest > 0 ? ` (and ${rest} more error${rest > 1 ? "s" : ""})` : ""
-    }`,
-    errors
+/** A test for the API's own errors, from every error schema its endpoints, groups and itself declare. */
+const apiErrorTest = (api: HttpApi.HttpApi.Any) => {
+  const schemas: Array<Schema.Schema.Any> = []
+  HttpApi.reflect(api as HttpApi.HttpApi<string, never, never, never>, {
+    onGroup: () => {},
+    onEndpoint: ({ errors }) => {
+      for (const { ast } of errors.values()) if (Option.isSome(ast)) schemas.push(Schema.make(ast.value))
+    }
   })
+  const is = Schema.is(Schema.Union(...schemas))
+  return (u: unknown): boolean => is(u)
 }
 
-const isEnvelopeError = (error: unknown): boolean =>
-  typeof error === "object" && error !== null && "success" in error && error.success === false
+const setHeader = (name: string, value: string) =>
+  HttpApp.appendPreResponseHandler((_, response) => Effect.succeed(HttpServerResponse.setHeader(response, name, value)))
 
-const hasTag = (error: unknown, tag: string): boolean =>
-  typeof error === "object" && error !== null && "_tag" in error && error._tag === tag
-
-/**
- * What leaves the gateway: only the API's envelope errors (typed loosely here; the API's
- * error encoder turns each into its status and body).
- */
-type EnvelopeError = ApiError.ServerError
-
-/** The gateway as an `HttpApiBuilder.middleware` function, for the API described by `routes`. */
-export const make = (routes: Routes) =>
+/** The gateway as an `HttpApiBuilder.middleware` function, for `api` described by `routes`. */
+export const make = (api: HttpApi.HttpApi.Any, routes: Routes.Routes) =>
   Effect.gen(function*() {
     const apiKeys = yield* ApiKeys.ApiKeys
     const limiter = yield* RateLimiter.RateLimiter
     const settings = yield* Settings.Settings
-
+    const adminToken = Redacted.value(yield* AdminToken.resolve)
     const trusted = yield* ServerConfig.trustedProxies
+    const isApiError = apiErrorTest(api)
     const authFailures: ReadonlyArray<RateLimiter.Quota> = [{ scope: "auth", limit: settings.authFailureLimit }]
 
     /** Sends a decision's headers with the response; a refusal is a 429. */
@@ -137,133 +102,177 @@ export const make = (routes: Routes) =>
         }
       })
 
-    /** Counts a failed authentication against the client's address. */
-    const failedAuthentication = (address: string) => limiter.consume(`address:${address}`, authFailures)
-
     /**
-     * The rate limits of a request. An address that failed too many authentications is
-     * refused before its credentials are even looked at, so it learns nothing more about
-     * them; an API key that does not authenticate counts as a failure wherever it is sent.
+     * Who sent the request. Credentials that fail count against the client's address and,
+     * for an API key, against its prefix; past either limit the request is a 429. Valid
+     * credentials are looked at first and never refused here, so no one behind a shared
+     * address can lock the others out.
      */
-    const admit = (
-      request: HttpServerRequest.HttpServerRequest,
-      address: string,
-      route: Route | undefined,
-      isAdmin: boolean
-    ) =>
+    const identify = (request: HttpServerRequest.HttpServerRequest, area: Routes.Area, address: string) =>
       Effect.gen(function*() {
-        const credentials = isAdmin ? request.headers.authorization : request.headers["x-api-key"]
-        if (credentials) {
-          const blocked = yield* limiter.check(`address:${address}`, authFailures)
-          if (!blocked.allowed) return yield* enforce(blocked)
+        const given = area.credentials === "apiKey"
+          ? request.headers[ApiKey.API_KEY_HEADER]
+          : request.headers.authorization
+        if (given === undefined || given.length === 0) return { _tag: "Anonymous" } as const
+        if (area.credentials === "apiKey") {
+          const principal = yield* apiKeys.authenticate(Redacted.make(given))
+          if (Option.isSome(principal)) return { _tag: "Reseller", principal: principal.value } as const
+        } else if (BEARER.test(given) && AdminToken.secretsEqual(given.slice("Bearer ".length), adminToken)) {
+          return { _tag: "Operator" } as const
         }
-        // Admin requests carry only the failure limit; their failures are counted when AdminAuth refuses them.
-        if (isAdmin) return
-        const principal = credentials ? yield* apiKeys.authenticate(Redacted.make(credentials)) : Option.none()
-        if (credentials && Option.isNone(principal)) yield* failedAuthentication(address)
-        const info = yield* FiberRef.get(RequestContext.current)
-        info.principal = principal
-        const subject = Option.match(principal, {
-          onNone: () => `address:${address}`,
-          onSome: (p) => `account:${p.accountId}`
-        })
-        const quotas = scopesOf(route).map((scope) => ({
+        const subjects = [`address:${address}`]
+        if (area.credentials === "apiKey") subjects.push(`key-prefix:${Tokens.displayPrefix(given)}`)
+        for (const subject of subjects) {
+          const decision = yield* limiter.consume(subject, authFailures)
+          if (!decision.allowed) yield* enforce(decision)
+        }
+        return { _tag: "Refused" } as const
+      })
+
+    /** Counts the request toward its scopes, for its account or (without one) its address. */
+    const admit = (policy: Routes.Area["policy"], caller: RequestContext.Caller, address: string) =>
+      Effect.gen(function*() {
+        if (policy.rateLimitScopes.length === 0) return
+        const limits = caller._tag === "Reseller" ? caller.principal.limits : {}
+        const subject = caller._tag === "Reseller" ? `account:${caller.principal.accountId}` : `address:${address}`
+        const quotas = policy.rateLimitScopes.map((scope) => ({
           scope,
-          limit: Option.match(principal, {
-            onNone: () => settings.rateLimits[scope],
-            onSome: (p) => p.limits[scope] ?? settings.rateLimits[scope]
-          })
+          limit: limits[scope] ?? settings.rateLimits[scope]
         }))
         yield* enforce(yield* limiter.consume(subject, quotas))
       })
 
-    /** Checks the body's size, type and JSON; returns the request with the body read. */
+    /**
+     * Reads the body of an endpoint with a payload: its framing refused at once (413, 400,
+     * 408), and what the contract's JSON rules find wrong in it (a 422) handed back, to be
+     * refused after the credentials are checked (a 401 beats a 422).
+     */
     const readBody = (request: HttpServerRequest.HttpServerRequest, limit: number) =>
       Effect.gen(function*() {
-        const length = Number(request.headers["content-length"] ?? "0")
-        if (length > limit) {
+        if (Number(request.headers["content-length"] ?? "0") > limit) {
           return yield* new ApiError.PayloadTooLarge({ message: `Request body over ${limit / 1024} KiB` })
         }
         if (!isJsonContentType(request.headers["content-type"])) {
           return yield* new ApiError.BadRequest({ message: "Content-Type must be application/json" })
         }
-        const text = yield* RequestBody.readText(request, limit)
-        let body: unknown
-        try {
-          body = text.length === 0 ? null : JSON.parse(text)
-        } catch {
-          return yield* new ApiError.BadRequest({ message: "Malformed JSON in request body" })
+        const bytes = yield* RequestBody.readBytes(request, limit)
+        const parsed = Either.flatMap(
+          JsonBody.decodeUtf8(bytes),
+          (text) => Either.map(JsonBody.parse(text), (json) => ({ text, json }))
+        )
+        if (Either.isRight(parsed)) return { ...parsed.right, invalid: Option.none() }
+        const problem = parsed.left
+        if (problem._tag === "Malformed") return yield* new ApiError.BadRequest({ message: problem.message })
+        return {
+          text: "",
+          json: null,
+          invalid: Option.some(Validation.validationError({ [problem.field]: [`${problem.field} ${problem.message}`] }))
         }
-        if (nestedDeeperThan(body, MAX_JSON_DEPTH)) {
-          return yield* new ApiError.BadRequest({ message: `JSON nested deeper than ${MAX_JSON_DEPTH} levels` })
-        }
-        return RequestBody.withBody(request, text, body)
-      }).pipe(
-        // An unread body behind a 413 is not worth draining: close the connection after the answer.
-        Effect.tapErrorTag("PayloadTooLarge", () =>
-          HttpApp.appendPreResponseHandler((_, response) =>
-            Effect.succeed(HttpServerResponse.setHeader(response, "connection", "close"))
-          ))
-      )
+      })
 
-    /** Maps any failure to an envelope error, so the API's error encoder can always answer. */
-    const toEnvelope = (
-      cause: Cause.Cause<unknown>,
+    /**
+     * Maps what the router fails with to the API's envelope errors: the API's own errors pass
+     * on to its encoder, a decode failure is a 404 (a path parameter) or a 422, and anything
+     * else, defects included, is a 500 that names only the request id.
+     */
+    const toEnvelope = <E>(
+      cause: Cause.Cause<E>,
       request: HttpServerRequest.HttpServerRequest,
-      path: string,
-      onUnauthorized: Effect.Effect<unknown>
+      decision: Routes.Decision,
+      path: string
     ) =>
       Effect.gen(function*() {
         if (Cause.isInterruptedOnly(cause)) return yield* Effect.failCause(cause)
         const failure = Cause.failureOption(cause)
         if (Option.isSome(failure)) {
-          const error = failure.value
-          if (hasTag(error, "Unauthorized")) yield* onUnauthorized
-          if (isEnvelopeError(error)) return yield* Effect.fail(error)
-          if (hasTag(error, "HttpApiDecodeError")) {
-            const issues = (error as HttpApiError.HttpApiDecodeError).issues
-            const { route } = routes.match(request.method, path)
-            const badParam = issues.some((issue) => route?.params.includes(String(issue.path[0])))
-            return yield* badParam
-              ? Effect.fail(new ApiError.NotFound({ message: `Not found: ${path}` }))
-              : Effect.fail(validationError(fieldErrors(issues)))
-          }
-          if (hasTag(error, "RouteNotFound")) {
-            const { allowed } = routes.match(request.method, path)
-            // The router also refuses a matching path whose parameter is absurdly long: a 404, not a 405.
-            if (allowed.length > 0 && !allowed.includes(request.method)) {
-              yield* HttpApp.appendPreResponseHandler((_, response) =>
-                Effect.succeed(HttpServerResponse.setHeader(response, "allow", allowed.join(", ")))
-              )
-              return yield* new ApiError.MethodNotAllowed({
-                message: `${request.method} is not allowed on ${path}; use ${allowed.join(" or ")}`
-              })
+          const error: unknown = failure.value
+          // (Every HttpApi declares the decode error too; it is answered here, in the envelope.)
+          if (error instanceof HttpApiError.HttpApiDecodeError) {
+            // A path parameter that does not decode names nothing.
+            const params = decision._tag === "Endpoint" ? decision.endpoint.params : []
+            if (error.issues.some((issue) => params.includes(String(issue.path[0])))) {
+              return yield* new ApiError.NotFound({ message: `Not found: ${path}` })
             }
+            return yield* Validation.validationError(Validation.fieldErrors(error.issues, repeatedParams(request.url)))
+          }
+          if (error instanceof HttpServerError.RouteNotFound) {
             return yield* new ApiError.NotFound({ message: `No route for ${request.method} ${path}` })
           }
+          if (isApiError(error)) return yield* Effect.failCause(cause)
         }
         const info = yield* FiberRef.get(RequestContext.current)
         yield* Effect.logError("request failed", cause)
         return yield* new ApiError.ServerError({ message: "Internal server error", request_id: info.id })
       })
 
+    const handle = (
+      app: HttpApp.Default,
+      request: HttpServerRequest.HttpServerRequest,
+      decision: Routes.Decision,
+      target: { readonly path: string; readonly query: string },
+      bodyRead: Effect.Effect<void>
+    ) =>
+      Effect.gen(function*() {
+        const notFound = new ApiError.NotFound({ message: `No route for ${request.method} ${target.path}` })
+        const { area } = decision
+        if (area === undefined) return yield* notFound
+        const address = ClientAddress.of(request, trusted)
+        const caller = yield* identify(request, area, address)
+        if (caller._tag === "Reseller") {
+          ;(yield* FiberRef.get(RequestContext.current)).accountId = caller.principal.accountId
+        }
+        const policy = decision._tag === "Endpoint" ? decision.endpoint.policy : area.policy
+        yield* admit(policy, caller, address)
+        if (decision._tag === "MethodNotAllowed") {
+          yield* setHeader("allow", decision.allowed.join(", "))
+          return yield* new ApiError.MethodNotAllowed({
+            message: `${request.method} is not allowed on ${target.path}; use ${decision.allowed.join(" or ")}`
+          })
+        }
+        if (decision._tag === "NotFound") return yield* notFound
+        const { endpoint } = decision
+        const body = endpoint.hasPayload
+          ? yield* Effect.tap(readBody(request, endpoint.policy.bodyLimit), () => bodyRead)
+          : { text: "", json: null, invalid: Option.none() }
+        if (endpoint.authenticated && (caller._tag === "Anonymous" || caller._tag === "Refused")) {
+          return yield* Auth.refusal(area.credentials, caller._tag === "Refused")
+        }
+        if (Option.isSome(body.invalid)) return yield* body.invalid.value
+        if (endpoint.policy.carriesSecret) yield* setHeader("cache-control", "no-store")
+        const routed = RequestBody.withBody(request.modify({ url: target.path + target.query }), body.text, body.json)
+        return yield* app.pipe(
+          Effect.provideService(HttpServerRequest.HttpServerRequest, routed),
+          Effect.locally(RequestContext.caller, caller)
+        )
+      })
+
     return (app: HttpApp.Default) =>
       Effect.gen(function*() {
         const request = yield* HttpServerRequest.HttpServerRequest
-        const path = RequestContext.pathOf(request.url)
-        const address = ClientAddress.of(request, trusted)
-        const isAdmin = path === AdminApi.ADMIN_PREFIX || path.startsWith(`${AdminApi.ADMIN_PREFIX}/`)
-        // A refused admin token is a failed authentication (refused API keys were counted by `admit`).
-        const onUnauthorized = isAdmin && request.headers.authorization ? failedAuthentication(address) : Effect.void
-        return yield* Effect.gen(function*() {
-          const match = routes.match(request.method, path)
-          yield* admit(request, address, match.route, isAdmin)
-          if (!match.route?.hasPayload) return yield* app
-          const withBody = yield* readBody(
-            request,
-            isAdmin ? ServerConfig.BODY_LIMITS.admin : ServerConfig.BODY_LIMITS.api
-          )
-          return yield* Effect.provideService(app, HttpServerRequest.HttpServerRequest, withBody)
-        }).pipe(Effect.catchAllCause((cause) => toEnvelope(cause, request, path, onUnauthorized)))
-      }) as Effect.Effect<HttpServerResponse.HttpServerResponse, EnvelopeError, HttpServerRequest.HttpServerRequest>
+        const target = RequestContext.splitTarget(request.url)
+        const decision = routes.decide(request.method, target.path)
+        // A body not read to its end (refused, too large, too slow, or for an endpoint
+        // without a payload) is not worth draining: the connection closes after the answer.
+        let unread = carriesBody(request)
+        yield* HttpApp.appendPreResponseHandler((_, response) =>
+          Effect.succeed(unread ? HttpServerResponse.setHeader(response, "connection", "close") : response)
+        )
+        const bodyRead = Effect.sync(() => {
+          unread = false
+        })
+        return yield* handle(app, request, decision, target, bodyRead).pipe(
+          Effect.catchAllCause((cause) => toEnvelope(cause, request, decision, target.path))
+        )
+      })
   })
+
+/** The names of the query parameters given more than once. */
+const repeatedParams = (url: string): ReadonlySet<string> => {
+  const seen = new Set<string>()
+  const repeated = new Set<string>()
+  for (const [name] of new URLSearchParams(RequestContext.splitTarget(url).query)) {
+    if (seen.has(name)) repeated.add(name)
+    seen.add(name)
+  }
+  return repeated
+}

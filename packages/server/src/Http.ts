@@ -3,19 +3,20 @@
  * the domain services and the background workers, ready to serve on Node or to mount as
  * a web-standard handler.
  */
-import { AdminApi, ResellerApi } from "@databundle/contract"
+import { AdminApi, EndpointPolicy, ResellerApi } from "@databundle/contract"
 import {
   Accounts,
   ApiKeys,
   Catalog,
   Fulfillment,
+  Idempotency,
   Orders,
   RateLimiter,
   Settings,
   Wallet,
   Webhooks
 } from "@databundle/core"
-import { FetchHttpClient, HttpApiBuilder, HttpServerResponse, OpenApi } from "@effect/platform"
+import { HttpApiBuilder, HttpServerResponse, OpenApi } from "@effect/platform"
 import { Effect, Layer } from "effect"
 import * as AdminHandlers from "./AdminHandlers.js"
 import { AdminAuthLive, ApiKeyAuthLive } from "./Auth.js"
@@ -25,6 +26,7 @@ import * as ResellerHandlers from "./ResellerHandlers.js"
 import * as Routes from "./Routes.js"
 import { ServerApi } from "./ServerApi.js"
 import * as ServerConfig from "./ServerConfig.js"
+import * as WebhookTransport from "./WebhookTransport.js"
 
 /** The domain services, on the built-in fulfilment simulator. */
 export const DomainLive = Layer.mergeAll(
@@ -33,6 +35,7 @@ export const DomainLive = Layer.mergeAll(
   Catalog.Catalog.Default,
   Wallet.Wallet.Default,
   Orders.Orders.Default,
+  Idempotency.Idempotency.Default,
   Settings.Settings.Default,
   // One process counts in memory; several on one database share the counts there.
   Layer.unwrapEffect(Effect.map(
@@ -41,21 +44,47 @@ export const DomainLive = Layer.mergeAll(
   ))
 ).pipe(Layer.provide(Fulfillment.FulfillmentProvider.Simulator))
 
-/** The database-driven workers: pending orders and webhook deliveries. */
+/** The database-driven workers: pending orders and webhook deliveries (on their own transport). */
 export const WorkersLive = Layer.scopedDiscard(Effect.gen(function*() {
   const orders = yield* Orders.Orders
   const delivery = yield* Webhooks.WebhookDelivery
   yield* Effect.forkScoped(orders.runFulfilment)
   yield* Effect.forkScoped(delivery.run)
-})).pipe(Layer.provide(Webhooks.WebhookDelivery.Default), Layer.provide(FetchHttpClient.layer))
+})).pipe(Layer.provide(Webhooks.WebhookDelivery.Default), Layer.provide(WebhookTransport.layer))
+
+const openApiPaths = {
+  reseller: `${ResellerApi.RESELLER_PREFIX}/openapi.json`,
+  admin: `${AdminApi.ADMIN_PREFIX}/openapi.json`
+} as const
 
 const openApiDocuments = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
     const reseller = yield* HttpServerResponse.json(OpenApi.fromApi(ResellerApi.ResellerApi))
     const admin = yield* HttpServerResponse.json(OpenApi.fromApi(AdminApi.AdminApi))
-    yield* router.get(`${ResellerApi.RESELLER_PREFIX}/openapi.json`, Effect.succeed(reseller))
-    yield* router.get(`${AdminApi.ADMIN_PREFIX}/openapi.json`, Effect.succeed(admin))
+    yield* router.get(openApiPaths.reseller, Effect.succeed(reseller))
+    yield* router.get(openApiPaths.admin, Effect.succeed(admin))
   }).pipe(Effect.orDie)
+)
+
+/** The route table: both APIs under their prefixes, and the OpenAPI documents served beside them. */
+export const routes = Routes.make(
+  ServerApi,
+  [
+    {
+      prefix: ResellerApi.RESELLER_PREFIX,
+      credentials: "apiKey",
+      policy: EndpointPolicy.fromAnnotations(ResellerApi.ResellerApi.annotations)
+    },
+    {
+      prefix: AdminApi.ADMIN_PREFIX,
+      credentials: "bearer",
+      policy: EndpointPolicy.fromAnnotations(AdminApi.AdminApi.annotations)
+    }
+  ],
+  [
+    { method: "GET", path: openApiPaths.reseller, name: "openapi.reseller" },
+    { method: "GET", path: openApiPaths.admin, name: "openapi.admin" }
+  ]
 )
 
 /** Both APIs bound to the domain, without the database and the HTTP server. */
@@ -64,7 +93,7 @@ export const ApiLive = Layer.mergeAll(
     Layer.provide(ResellerHandlers.layer.pipe(Layer.provide(ApiKeyAuthLive))),
     Layer.provide(AdminHandlers.layer.pipe(Layer.provide(AdminAuthLive)))
   ),
-  HttpApiBuilder.middleware(ServerApi, Gateway.make(Routes.make(ServerApi))),
+  HttpApiBuilder.middleware(ServerApi, Gateway.make(ServerApi, routes)),
   openApiDocuments
 )
 

@@ -8,6 +8,7 @@ import * as fs from "node:fs"
 import * as http from "node:http"
 import * as https from "node:https"
 import type * as net from "node:net"
+import * as RequestContext from "./RequestContext.js"
 
 /** Largest request head (request line and headers together). */
 export const MAX_HEADER_BYTES = 16 * 1024
@@ -17,19 +18,45 @@ const limits = {
   // Slow clients may not hold a connection open: headers within 10 s, the whole request within 30 s.
   headersTimeout: 10_000,
   requestTimeout: 30_000,
+  // Node checks those two only this often (30 s by default, which let a slow client hold on
+  // for 40 s and 60 s): check every second.
+  connectionsCheckingInterval: 1_000,
   keepAliveTimeout: 5_000
 } satisfies http.ServerOptions
 
-const refuse = (socket: net.Socket, status: number, reason: string, tag: string, message: string) => {
+/** What a refusal of the HTTP parser is logged with. */
+export interface Refusal {
+  readonly request_id: string
+  readonly status: number
+  readonly reason: string
+}
+
+const refuse = (
+  socket: net.Socket,
+  onRefused: (refusal: Refusal) => void,
+  status: number,
+  reason: string,
+  tag: string,
+  message: string
+) => {
+  const id = RequestContext.newId()
+  onRefused({ request_id: id, status, reason: tag })
   const body = JSON.stringify({ success: false, message, _tag: tag })
   socket.end(
     `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
-      `connection: close\r\n\r\n${body}`
+      `x-request-id: ${id}\r\nconnection: close\r\n\r\n${body}`
   )
 }
 
-/** A Node server (HTTPS when given a certificate and key) with the limits above. */
-export const make = (tls: Option.Option<{ readonly cert: string; readonly key: string }>): http.Server => {
+/**
+ * A Node server (HTTPS when given a certificate and key) with the limits above. A request
+ * Node refuses before the application sees it (a head too large or too slow, garbage) gets
+ * the JSON envelope, an `X-Request-Id`, and its line in the log through `onRefused`.
+ */
+export const make = (
+  tls: Option.Option<{ readonly cert: string; readonly key: string }>,
+  onRefused: (refusal: Refusal) => void = () => {}
+): http.Server => {
   const server = Option.match(tls, {
     onNone: () => http.createServer(limits),
     onSome: ({ cert, key }) =>
@@ -40,16 +67,29 @@ export const make = (tls: Option.Option<{ readonly cert: string; readonly key: s
       }) as unknown as http.Server
   })
   server.keepAliveTimeout = limits.keepAliveTimeout
+  // Sockets with a request in the application, which answers (or, gone, logs) it itself.
+  const busy = new WeakSet<net.Socket>()
+  server.on("request", (request: http.IncomingMessage, response: http.ServerResponse) => {
+    busy.add(request.socket)
+    response.once("close", () => busy.delete(request.socket))
+  })
   // Requests the parser refuses (oversized head, garbage) still get the JSON envelope.
   server.on("clientError", (error: NodeJS.ErrnoException, socket: net.Socket) => {
-    if (!socket.writable || error.code === "ECONNRESET") return socket.destroy()
+    if (!socket.writable || error.code === "ECONNRESET" || busy.has(socket)) return socket.destroy()
     if (error.code === "HPE_HEADER_OVERFLOW") {
-      return refuse(socket, 431, "Request Header Fields Too Large", "HeadersTooLarge", "Request headers too large")
+      return refuse(
+        socket,
+        onRefused,
+        431,
+        "Request Header Fields Too Large",
+        "HeadersTooLarge",
+        "Request headers too large"
+      )
     }
     if (error.code === "ERR_HTTP_REQUEST_TIMEOUT") {
-      return refuse(socket, 408, "Request Timeout", "RequestTimeout", "Request took too long to arrive")
+      return refuse(socket, onRefused, 408, "Request Timeout", "RequestTimeout", "Request took too long to arrive")
     }
-    refuse(socket, 400, "Bad Request", "BadRequest", "Malformed HTTP request")
+    refuse(socket, onRefused, 400, "Bad Request", "BadRequest", "Malformed HTTP request")
   })
   return server
 }

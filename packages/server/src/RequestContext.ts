@@ -1,41 +1,52 @@
 /**
- * What the server learns about a request while handling it, for its log line and its 500s.
+ * What the server learns about a request while handling it, for its log line and its 500s,
+ * and who the gateway found the request to come from.
  */
 import type { ApiKeys } from "@databundle/core"
-import { FiberRef, type Option } from "effect"
+import { FiberRef } from "effect"
 import { randomBytes } from "node:crypto"
 
-/** A request's id and, once authenticated, its account. */
+/** A request's id and, once authenticated, its account (for the log line). */
 export interface RequestInfo {
   readonly id: string
   accountId: number | undefined
-  /** The API key's lookup, once the gateway made it, so the security middleware need not repeat it. */
-  principal: Option.Option<ApiKeys.Principal> | undefined
 }
 
 /** The current request's info; the request pipeline sets a fresh one per request. */
 export const current: FiberRef.FiberRef<RequestInfo> = FiberRef.unsafeMake<RequestInfo>({
   id: "none",
-  accountId: undefined,
-  principal: undefined
+  accountId: undefined
 })
+
+/** Who sent a request, as the gateway established it from its credentials. */
+export type Caller =
+  | { readonly _tag: "Anonymous" }
+  | { readonly _tag: "Refused" }
+  | { readonly _tag: "Reseller"; readonly principal: ApiKeys.Principal }
+  | { readonly _tag: "Operator" }
+
+/**
+ * The caller of the current request. The gateway sets it around the router; where it did
+ * not, the request is anonymous, and the security middlewares refuse it.
+ */
+export const caller: FiberRef.FiberRef<Caller> = FiberRef.unsafeMake<Caller>({ _tag: "Anonymous" })
 
 /** A new request id: `req_` and 16 random hex characters. */
 export const newId = (): string => `req_${randomBytes(8).toString("hex")}`
 
+const ABSOLUTE = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*([^?#]*)(\?[^#]*)?/
+
 /**
- * The path of a request target as the router sees it: the origin-form path without its query,
- * dot segments kept (the router does not resolve them either). An absolute-form target
- * (`GET http://host/path`) gives its path, and one that does not parse gives "/".
+ * The path and query of a request target, as written: an origin-form target (`/path?q`) as
+ * it is, an absolute-form one (`http://host/path?q`) without its scheme and host. Nothing is
+ * decoded or resolved; a target of neither form gives "/".
  */
-export const pathOf = (target: string): string => {
-  if (target.startsWith("/")) {
-    const query = target.indexOf("?")
-    return query < 0 ? target : target.slice(0, query)
-  }
-  try {
-    return new URL(target).pathname
-  } catch {
-    return "/"
-  }
+export const splitTarget = (target: string): { readonly path: string; readonly query: string } => {
+  const match = target.startsWith("/") ? undefined : ABSOLUTE.exec(target)
+  const origin = target.startsWith("/") ? target : match ? `${match[1] || "/"}${match[2] ?? ""}` : "/"
+  const mark = origin.indexOf("?")
+  return mark < 0 ? { path: origin, query: "" } : { path: origin.slice(0, mark), query: origin.slice(mark) }
 }
+
+/** The path of a request target, without its query. */
+export const pathOf = (target: string): string => splitTarget(target).path

@@ -11,7 +11,7 @@ import * as RequestContext from "./RequestContext.js"
 export const middleware = HttpMiddleware.make((app) =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
-    const info: RequestContext.RequestInfo = { id: RequestContext.newId(), accountId: undefined, principal: undefined }
+    const info: RequestContext.RequestInfo = { id: RequestContext.newId(), accountId: undefined }
     const started = performance.now()
     yield* HttpApp.appendPreResponseHandler((_, response) =>
       Effect.succeed(HttpServerResponse.setHeader(response, "x-request-id", info.id))

@@ -1,63 +1,128 @@
 /**
- * The route table of an HttpApi, for what the router itself does not tell: which methods a
- * path allows (405 and `Allow`), which endpoint a request is for before it is routed
- * (rate-limit scopes, body rules) and which path parameters it has (a path parameter that
- * does not decode names nothing: 404).
+ * The one decision about which endpoint a request is for, taken once, before anything else,
+ * from the API's own description (`HttpApi.reflect`): the rate limits, the body rules, the
+ * credentials and the router all act on it.
+ *
+ * Paths are matched strictly, byte for byte against the templates: no case folding, no
+ * percent-decoding of fixed segments, no empty or dot segments. A spelling of a path that is
+ * not the canonical one (`/API/V1/ORDERS`, `/api/v1/%6Frders`, `/api/v1//orders`,
+ * `/api/v1/orders/`, `/api/v1/./orders`) names nothing: a 404, its body never read. The router
+ * is then handed the canonical path, so it cannot see another endpoint than this table did.
  */
-import type { HttpApi, HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { EndpointPolicy } from "@databundle/contract"
+import { HttpApi, HttpMethod } from "@effect/platform"
 import { Option } from "effect"
 
+/** A prefix of the server's paths and what every request under it needs. */
+export interface Area {
+  readonly prefix: string
+  /** Which credentials authenticate requests here. */
+  readonly credentials: "apiKey" | "bearer"
+  /** The policy of a request under the prefix that names no endpoint (404, 405). */
+  readonly policy: EndpointPolicy.Policy
+}
+
 /** One endpoint of the table. */
-export interface Route {
-  readonly group: string
-  readonly name: string
+export interface Endpoint {
   readonly method: string
+  /** `group.endpoint`, for logs and tests. */
+  readonly name: string
   readonly segments: ReadonlyArray<string>
+  /** Names of the path parameters, in order. */
   readonly params: ReadonlyArray<string>
   readonly hasPayload: boolean
+  readonly authenticated: boolean
+  readonly policy: EndpointPolicy.Policy
+  readonly area: Area
 }
 
-/** The result of matching a request. */
-export interface Match {
-  /** The endpoint for this method and path, if any. */
-  readonly route: Route | undefined
-  /** Every method some endpoint serves at this path. */
-  readonly allowed: ReadonlyArray<string>
+/** What a request is. */
+export type Decision =
+  | { readonly _tag: "Endpoint"; readonly endpoint: Endpoint; readonly area: Area }
+  | { readonly _tag: "MethodNotAllowed"; readonly allowed: ReadonlyArray<string>; readonly area: Area }
+  | { readonly _tag: "NotFound"; readonly area: Area | undefined }
+
+/** The longest path parameter routed (ids and order numbers are far shorter). */
+export const MAX_PARAM_LENGTH = 100
+
+// One path segment: RFC 3986 `pchar`s (`;` excepted) with well-formed percent escapes.
+const SEGMENT = /^(?:[A-Za-z0-9\-._~!$&'()*+,=:@]|%[0-9A-Fa-f]{2})+$/
+
+/**
+ * The segments of a request target's path when it is canonical, else undefined. An
+ * absolute-form target (`http://host/path`) gives its path as written.
+ */
+export const canonicalSegments = (path: string): ReadonlyArray<string> | undefined => {
+  if (!path.startsWith("/")) return undefined
+  if (path === "/") return []
+  const segments = path.slice(1).split("/")
+  for (const segment of segments) {
+    if (segment === "." || segment === ".." || !SEGMENT.test(segment)) return undefined
+  }
+  return segments
 }
 
-const split = (path: string) => path.split("/").filter((s) => s.length > 0)
+const split = (template: string) => template.split("/").filter((s) => s.length > 0)
 
-/** Builds the table of every endpoint of an API. */
-export const make = (api: HttpApi.HttpApi.Any) => {
-  const routes: Array<Route> = []
-  const { groups } = api as unknown as HttpApi.HttpApi.AnyWithProps
-  for (const group of Object.values(groups) as Array<HttpApiGroup.HttpApiGroup.AnyWithProps>) {
-    for (const endpoint of Object.values(group.endpoints) as Array<HttpApiEndpoint.HttpApiEndpoint.AnyWithProps>) {
-      const segments = split(endpoint.path)
-      routes.push({
-        group: group.identifier,
-        name: endpoint.name,
+/** Builds the table of an API served under `areas`, plus `extra` endpoints the router serves outside the API. */
+export const make = (
+  api: HttpApi.HttpApi.Any,
+  areas: ReadonlyArray<Area>,
+  extra: ReadonlyArray<{ readonly method: string; readonly path: string; readonly name: string }> = []
+) => {
+  const areaOf = (path: string) => areas.find((area) => path === area.prefix || path.startsWith(`${area.prefix}/`))
+  const endpoints: Array<Endpoint> = []
+  const add = (endpoint: Omit<Endpoint, "segments" | "params" | "area"> & { readonly path: string }) => {
+    const area = areaOf(endpoint.path)
+    if (area === undefined) throw new Error(`${endpoint.name} (${endpoint.path}) is outside every area`)
+    const segments = split(endpoint.path)
+    const { path: _, ...rest } = endpoint
+    endpoints.push({
+      ...rest,
+      segments,
+      params: segments.filter((s) => s.startsWith(":")).map((s) => s.slice(1)),
+      area
+    })
+  }
+  HttpApi.reflect(api as HttpApi.HttpApi<string, never, never, never>, {
+    onGroup: () => {},
+    onEndpoint: ({ endpoint, group, mergedAnnotations, middleware }) =>
+      add({
         method: endpoint.method,
-        segments,
-        params: segments.filter((s) => s.startsWith(":")).map((s) => s.slice(1)),
-        hasPayload: Option.isSome(endpoint.payloadSchema)
+        name: `${group.identifier}.${endpoint.name}`,
+        path: endpoint.path,
+        hasPayload: Option.isSome(endpoint.payloadSchema) && HttpMethod.hasBody(endpoint.method),
+        authenticated: middleware.size > 0,
+        policy: EndpointPolicy.fromAnnotations(mergedAnnotations)
       })
-    }
+  })
+  for (const route of extra) {
+    const area = areaOf(route.path)
+    add({ ...route, hasPayload: false, authenticated: false, policy: area!.policy })
   }
-  const matches = (route: Route, parts: ReadonlyArray<string>) =>
-    route.segments.length === parts.length &&
-    route.segments.every((segment, i) => segment.startsWith(":") || segment === parts[i])
 
-  /** Matches a method and a path (no query string). Static segments win over parameters, as in the router. */
-  const match = (method: string, path: string): Match => {
-    const parts = split(path)
-    const candidates = routes.filter((route) => matches(route, parts))
+  const matches = (endpoint: Endpoint, parts: ReadonlyArray<string>) =>
+    endpoint.segments.length === parts.length &&
+    endpoint.segments.every((segment, i) =>
+      segment.startsWith(":") ? parts[i]!.length <= MAX_PARAM_LENGTH : segment === parts[i]
+    )
+
+  /** Decides what a request for `method` and `path` (no query string) is. Fixed segments win over parameters. */
+  const decide = (method: string, path: string): Decision => {
+    const area = areaOf(path)
+    const parts = canonicalSegments(path)
+    if (area === undefined || parts === undefined) return { _tag: "NotFound", area }
+    const candidates = endpoints.filter((endpoint) => matches(endpoint, parts))
     const forMethod = candidates
-      .filter((route) => route.method === method)
+      .filter((endpoint) => endpoint.method === method)
       .sort((a, b) => a.params.length - b.params.length)
-    return { route: forMethod[0], allowed: [...new Set(candidates.map((route) => route.method))] }
+    if (forMethod.length > 0) return { _tag: "Endpoint", endpoint: forMethod[0]!, area }
+    if (candidates.length > 0) {
+      return { _tag: "MethodNotAllowed", allowed: [...new Set(candidates.map((e) => e.method))], area }
+    }
+    return { _tag: "NotFound", area }
   }
-  return { routes, match }
+  return { endpoints, decide }
 }
 
 /** A route table. */

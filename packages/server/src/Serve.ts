@@ -5,7 +5,7 @@
 import { formatGhs } from "@databundle/contract/Money"
 import { HttpApiBuilder, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Console, Duration, Effect, Layer, Option } from "effect"
+import { ConfigProvider, Console, Duration, Effect, Layer, Option, Runtime } from "effect"
 import * as path from "node:path"
 import * as AdminToken from "./AdminToken.js"
 import * as Cluster from "./Cluster.js"
@@ -53,6 +53,13 @@ const announce = (
         configuredToken ? "BUNDLES_ADMIN_TOKEN" : AdminToken.tokenFile(dataDir)
       })`
     ]
+    if (yield* ServerConfig.webhookAllowPrivate) {
+      lines.push(
+        `  webhooks:   may go to private and loopback addresses (${
+          demo._tag === "Some" ? "--demo" : "BUNDLES_WEBHOOK_ALLOW_PRIVATE"
+        }); set BUNDLES_WEBHOOK_ALLOW_PRIVATE=0 to refuse them`
+      )
+    }
     if (!tls && !isLoopback(host)) {
       lines.push(
         `WARNING: plain HTTP on ${host}: API keys and the admin token would cross the network in clear text.`,
@@ -61,17 +68,24 @@ const announce = (
     }
     if (Option.isSome(demo)) {
       const { apiKey, created } = demo.value
-      if (Option.isSome(apiKey)) {
+      if (Option.isSome(apiKey) && created) {
         lines.push(
           "",
-          created
-            ? `Demo account "Demo Reseller" created with ${
-              formatGhs(Demo.DEMO_FUNDS)
-            }. Its API key (kept in ${dataDir}):`
-            : "Demo account API key:",
+          `Demo account "Demo Reseller" created with ${formatGhs(Demo.DEMO_FUNDS)}. Its API key, shown this once:`,
           `  ${apiKey.value}`,
+          `(kept in ${Demo.keyFile(dataDir)})`,
           "Try:",
           `  curl -s -H "x-api-key: ${apiKey.value}" -H "Accept: application/json" ${base}/api/v1/balance`
+        )
+      } else if (Option.isSome(apiKey)) {
+        // Later starts do not print the key again: start-up output ends up in logs.
+        lines.push(
+          "",
+          `Demo account API key: kept in ${Demo.keyFile(dataDir)}`,
+          "Try:",
+          `  curl -s -H "x-api-key: $(cat ${
+            Demo.keyFile(dataDir)
+          })" -H "Accept: application/json" ${base}/api/v1/balance`
         )
       } else if (!created) {
         lines.push("", "--demo: the database already holds data, so no demo account was added.")
@@ -98,12 +112,16 @@ const settings = (options: ServeOptions) =>
 const single = (options: ServeOptions, quiet: boolean) =>
   Layer.unwrapEffect(Effect.gen(function*() {
     const { host, port, tls } = yield* settings(options)
-    const server = NodeServer.make(tls)
+    const runtime = yield* Effect.runtime<never>()
+    const server = NodeServer.make(tls, (refusal) =>
+      Runtime.runFork(runtime)(Effect.logInfo("request").pipe(Effect.annotateLogs({ ...refusal }))))
     const requests = Drain.track(server)
     // Built last, so released first: requests in flight finish while the application and
     // the database are still there.
     const started = Layer.scopedDiscard(Effect.gen(function*() {
-      yield* Effect.addFinalizer(() => Drain.drain(server, requests, Duration.seconds(10)))
+      yield* Effect.addFinalizer(() =>
+        Drain.drain(server, requests, Duration.seconds(10))
+      )
       if (quiet) return
       const address = yield* HttpServer.addressWith(Effect.succeed)
       const listening = address._tag === "TcpAddress" ? address : { hostname: host, port }
@@ -144,9 +162,22 @@ const primary = (options: ServeOptions, count: number) =>
     yield* announce(baseUrl(Option.isSome(tls), host, port), host, Option.isSome(tls), demo, ` (${count} workers)`)
   }))
 
+/**
+ * `--demo` is local development: webhooks may go to a receiver on this machine unless the
+ * environment says otherwise. A fallback under the environment, so an explicit setting wins.
+ */
+const demoDefaults = (demo: boolean) =>
+  demo
+    ? Layer.unwrapEffect(Effect.configProviderWith((current) =>
+      Effect.succeed(Layer.setConfigProvider(current.pipe(
+        ConfigProvider.orElse(() => ConfigProvider.fromMap(new Map([["BUNDLES_WEBHOOK_ALLOW_PRIVATE", "1"]])))
+      )))
+    ))
+    : Layer.empty
+
 /** The server as a Layer: launch it to serve until interrupted (SIGINT/SIGTERM stop it cleanly). */
 export const layer = (options: ServeOptions) =>
   Layer.unwrapEffect(
     Effect.map(settings(options), ({ workers }) =>
       Cluster.isWorker ? single(options, true) : workers > 1 ? primary(options, workers) : single(options, false))
-  )
+  ).pipe(Layer.provide(demoDefaults(options.demo)))

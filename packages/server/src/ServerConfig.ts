@@ -44,5 +44,8 @@ export const rateLimitStore = Config.literal("auto", "memory", "database")("BUND
   Config.withDefault("auto" as const)
 )
 
-/** Request body limits: the public API per the spec, more for the admin API's catalogue imports. */
-export const BODY_LIMITS = { api: 64 * 1024, admin: 1024 * 1024 } as const
+/**
+ * Whether webhooks may go to private, loopback and link-local addresses
+ * (`BUNDLES_WEBHOOK_ALLOW_PRIVATE`); off unless set, on by default under `serve --demo`.
+ */
+export const webhookAllowPrivate = Config.boolean("BUNDLES_WEBHOOK_ALLOW_PRIVATE").pipe(Config.withDefault(false))

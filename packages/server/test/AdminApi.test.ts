@@ -317,6 +317,7 @@ for (const target of targets) {
           assert.strictEqual(res.json.entry.wallet, "main")
           assert.strictEqual((yield* admin.accounts.show({ path: { account_id: account.id } })).balance.main, 1050n)
           const referral = yield* admin.wallets.fund({
+            headers: {},
             path: { account_id: account.id },
             payload: { amount: 200n, wallet: "referral", note: "referral bonus" }
           })
@@ -342,10 +343,13 @@ for (const target of targets) {
             agent: 0n
           })
           assert.instanceOf(
-            yield* Effect.flip(admin.wallets.fund({
-              path: { account_id: 999_999 as Account.AccountId },
-              payload: { amount: 100n, wallet: "main" }
-            })),
+            yield* Effect.flip(
+              admin.wallets.fund({
+                headers: {},
+                path: { account_id: 999_999 as Account.AccountId },
+                payload: { amount: 100n, wallet: "main" }
+              })
+            ),
             Account.AccountNotFound
           )
         }))
@@ -357,6 +361,7 @@ for (const target of targets) {
           const account = yield* newAccount(1050n)
           const path = { account_id: account.id }
           const down = yield* admin.wallets.adjust({
+            headers: {},
             path,
             payload: { amount: -250n, wallet: "main", note: "correction" }
           })
@@ -364,10 +369,9 @@ for (const target of targets) {
           assert.strictEqual(down.entry.reason, "adjustment")
           assert.strictEqual(down.entry.amount, -250n)
           assert.strictEqual(down.entry.note, "correction")
-          const error = yield* Effect.flip(admin.wallets.adjust({
-            path,
-            payload: { amount: -10_000n, wallet: "main", note: "too much" }
-          }))
+          const error = yield* Effect.flip(
+            admin.wallets.adjust({ headers: {}, path, payload: { amount: -10_000n, wallet: "main", note: "too much" } })
+          )
           assert.instanceOf(error, Wallet.InsufficientBalance)
           assert.strictEqual((error as Wallet.InsufficientBalance).balance, 800n)
           assert.strictEqual((error as Wallet.InsufficientBalance).required, 10_000n)
@@ -387,7 +391,11 @@ for (const target of targets) {
             "amount"
           )
           assert.strictEqual((yield* admin.accounts.show({ path })).balance.main, 800n)
-          const up = yield* admin.wallets.adjust({ path, payload: { amount: 100n, wallet: "main", note: "goodwill" } })
+          const up = yield* admin.wallets.adjust({
+            headers: {},
+            path,
+            payload: { amount: 100n, wallet: "main", note: "goodwill" }
+          })
           assert.strictEqual(up.balance.main, 900n)
 
           const client = yield* resellerClient(account.key)
@@ -486,6 +494,7 @@ for (const target of targets) {
           assert.strictEqual(yield* balance, 8_900n)
 
           const failed = yield* admin.ordersAdmin.resolve({
+            headers: {},
             path: { order_number: p1.order.order_number },
             payload: { status: "failed" }
           })
@@ -498,10 +507,13 @@ for (const target of targets) {
           )
 
           for (const status of ["failed", "successful"] as const) {
-            const conflict = yield* Effect.flip(admin.ordersAdmin.resolve({
-              path: { order_number: p1.order.order_number },
-              payload: { status }
-            }))
+            const conflict = yield* Effect.flip(
+              admin.ordersAdmin.resolve({
+                headers: {},
+                path: { order_number: p1.order.order_number },
+                payload: { status }
+              })
+            )
             assert.instanceOf(conflict, ApiError.Conflict)
           }
           expectEnvelope(
@@ -511,25 +523,32 @@ for (const target of targets) {
           assert.strictEqual(yield* balance, 9_450n)
 
           const succeeded = yield* admin.ordersAdmin.resolve({
+            headers: {},
             path: { order_number: p2.order.order_number },
             payload: { status: "successful" }
           })
           assert.strictEqual(succeeded.order.status, "successful")
           assert.strictEqual(yield* balance, 9_450n)
           assert.instanceOf(
-            yield* Effect.flip(admin.ordersAdmin.resolve({
-              path: { order_number: p2.order.order_number },
-              payload: { status: "failed" }
-            })),
+            yield* Effect.flip(
+              admin.ordersAdmin.resolve({
+                headers: {},
+                path: { order_number: p2.order.order_number },
+                payload: { status: "failed" }
+              })
+            ),
             ApiError.Conflict
           )
           // An order that succeeded at once is settled too.
           const done = yield* client.orders.place({ payload: { bundle_id: id, phone_number: "0241234567" } })
           assert.instanceOf(
-            yield* Effect.flip(admin.ordersAdmin.resolve({
-              path: { order_number: done.order.order_number },
-              payload: { status: "failed" }
-            })),
+            yield* Effect.flip(
+              admin.ordersAdmin.resolve({
+                headers: {},
+                path: { order_number: done.order.order_number },
+                payload: { status: "failed" }
+              })
+            ),
             ApiError.Conflict
           )
           assert.strictEqual(yield* balance, 8_900n)
@@ -542,10 +561,13 @@ for (const target of targets) {
           assert.deepStrictEqual(refunds.map((e) => [e.amount, e.order_number]), [[550n, p1.order.order_number]])
 
           assert.instanceOf(
-            yield* Effect.flip(admin.ordersAdmin.resolve({
-              path: { order_number: "ORD-000000000000" },
-              payload: { status: "failed" }
-            })),
+            yield* Effect.flip(
+              admin.ordersAdmin.resolve({
+                headers: {},
+                path: { order_number: "ORD-000000000000" },
+                payload: { status: "failed" }
+              })
+            ),
             Order.OrderNotFound
           )
           expect422(

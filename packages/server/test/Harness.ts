@@ -21,6 +21,8 @@ export const testConfig = (extra: Record<string, string> = {}) =>
       BUNDLES_ADMIN_TOKEN: ADMIN_TOKEN,
       BUNDLES_SIMULATOR_PENDING_SECONDS: "1",
       BUNDLES_POLL_SECONDS: "0.2",
+      // Deliveries go to receivers on this machine.
+      BUNDLES_WEBHOOK_ALLOW_PRIVATE: "1",
       ...extra
     }))
   ))
@@ -68,7 +70,11 @@ export const newAccount = (main: bigint, options: { priceGroup?: string } = {}) 
       payload: { name: "E2E Reseller", ...(options.priceGroup ? { price_group: options.priceGroup as any } : {}) }
     })
     if (main > 0n) {
-      yield* admin.wallets.fund({ path: { account_id: account.id }, payload: { amount: main, wallet: "main" } })
+      yield* admin.wallets.fund({
+        headers: {},
+        path: { account_id: account.id },
+        payload: { amount: main, wallet: "main" }
+      })
     }
     const key = yield* admin.apiKeys.create({ path: { account_id: account.id } })
     return { id: account.id, key: key.api_key, keyId: key.id }

@@ -151,7 +151,11 @@ for (const target of targets) {
       it.effect("GET /balance: the three wallets as numbers in cedis", () =>
         Effect.gen(function*() {
           const t = yield* setup(12_345n)
-          yield* t.admin.wallets.fund({ path: { account_id: t.id }, payload: { amount: 250n, wallet: "referral" } })
+          yield* t.admin.wallets.fund({
+            headers: {},
+            path: { account_id: t.id },
+            payload: { amount: 250n, wallet: "referral" }
+          })
           const res = yield* api("GET", "/balance", t.key)
           assert.strictEqual(res.status, 200)
           assert.match(res.headers["content-type"] ?? "", /^application\/json/)
@@ -434,7 +438,11 @@ for (const target of targets) {
           assert.deepStrictEqual((yield* t.ledger).map((e) => e.reason), ["funding"])
           assert.strictEqual((yield* t.list({})).pagination.total, 0)
           // The reference was not used up by the refused order.
-          yield* t.admin.wallets.fund({ path: { account_id: t.id }, payload: { amount: 50n, wallet: "main" } })
+          yield* t.admin.wallets.fund({
+            headers: {},
+            path: { account_id: t.id },
+            payload: { amount: 50n, wallet: "main" }
+          })
           const paid = yield* t.order({ bundle_id: mtn1.id, phone_number: "0241234567", reference: "poor-1" })
           expectOk(paid)
           assert.isUndefined(paid.headers["idempotent-replayed"])

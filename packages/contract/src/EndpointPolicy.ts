@@ -1,0 +1,42 @@
+/**
+ * What the server applies to a request before its handler, declared where each endpoint is
+ * declared (as annotations on the endpoint, its group or its API): the rate-limit scopes it
+ * counts toward, the largest body it reads, and whether its response carries a secret.
+ *
+ * The server reads these once, from the API, into its route table; nothing else decides them.
+ * An annotation on an endpoint overrides its group's, which overrides its API's.
+ */
+import { Context } from "effect"
+import type { RateLimitScope } from "./RateLimit.js"
+
+/** The rate-limit scopes a request to the endpoint counts toward (none: not rate limited). */
+export class RateLimitScopes extends Context.Tag("@databundle/contract/EndpointPolicy/RateLimitScopes")<
+  RateLimitScopes,
+  ReadonlyArray<RateLimitScope>
+>() {}
+
+/** The largest request body the endpoint reads, in bytes. */
+export class BodyLimit extends Context.Tag("@databundle/contract/EndpointPolicy/BodyLimit")<BodyLimit, number>() {}
+
+/** The response carries a secret (a new API key, a webhook secret): it is sent `Cache-Control: no-store`. */
+export class CarriesSecret extends Context.Tag("@databundle/contract/EndpointPolicy/CarriesSecret")<
+  CarriesSecret,
+  boolean
+>() {}
+
+/** The body limit where nothing says otherwise: the public API's 64 KiB. */
+export const DEFAULT_BODY_LIMIT = 64 * 1024
+
+/** An endpoint's policy, with the defaults filled in. */
+export interface Policy {
+  readonly rateLimitScopes: ReadonlyArray<RateLimitScope>
+  readonly bodyLimit: number
+  readonly carriesSecret: boolean
+}
+
+/** Reads the policy from an endpoint's merged annotations. */
+export const fromAnnotations = (annotations: Context.Context<never>): Policy => ({
+  rateLimitScopes: Context.getOrElse(annotations, RateLimitScopes, () => []),
+  bodyLimit: Context.getOrElse(annotations, BodyLimit, () => DEFAULT_BODY_LIMIT),
+  carriesSecret: Context.getOrElse(annotations, CarriesSecret, () => false)
+})

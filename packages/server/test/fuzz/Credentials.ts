@@ -1,0 +1,78 @@
+/**
+ * Credentials: the valid ones of each API, and keys and tokens that do not authenticate.
+ */
+import fc from "fast-check"
+import { ADMIN_TOKEN } from "../Harness.js"
+import type { Api } from "./Endpoints.js"
+import type { World } from "./World.js"
+
+export interface Credentials {
+  readonly label: string
+  readonly headers: Readonly<Record<string, string | ReadonlyArray<string>>>
+  /** Appended to the query string. */
+  readonly query?: string
+}
+
+export const credentials = (label: string, headers: Credentials["headers"], query?: string): Credentials =>
+  query === undefined ? { label, headers } : { label, headers, query }
+
+export const validCredentials = (w: World, api: Api) =>
+  api === "public"
+    ? credentials("a valid key", { "x-api-key": w.rich.key })
+    : credentials("the admin token", { authorization: `Bearer ${ADMIN_TOKEN}` })
+
+export const latin1 = fc.integer({ min: 0xa1, max: 0xff }).map((c) => String.fromCharCode(c))
+
+export const swapCase = (s: string) =>
+  [...s].map((c) => c === c.toUpperCase() ? c.toLowerCase() : c.toUpperCase()).join("")
+
+/** Keys that do not authenticate: missing, malformed, revoked, of a suspended account, mangled. */
+export const badKeys = (w: World): fc.Arbitrary<Credentials> => {
+  const live = new Set([w.rich.key, w.other.key, w.broke.key])
+  const key = (label: string) => (k: string) => credentials(`x-api-key ${label}`, { "x-api-key": k })
+  return fc.oneof(
+    fc.constant(credentials("no x-api-key", {})),
+    fc.constantFrom("", "   ", "null", "dbk_", "Bearer").map((k) => key(JSON.stringify(k))(k)),
+    fc.string({ minLength: 1, maxLength: 80 }).filter((k) => !live.has(k.trim())).map(key("random")),
+    fc.stringMatching(/^dbk_[A-Za-z0-9_-]{40}$/).filter((k) => !live.has(k)).map(key("well formed, unknown")),
+    fc.string({ minLength: 1000, maxLength: 10_000 }).map(key("very long")),
+    fc.string({ unit: latin1, minLength: 1, maxLength: 60 }).map(key("non-ASCII")),
+    fc.constant(credentials("a revoked key", { "x-api-key": w.revokedKey })),
+    fc.constant(credentials("the key of a suspended account", { "x-api-key": w.suspendedKey })),
+    fc.constant(credentials("the admin token as x-api-key", { "x-api-key": ADMIN_TOKEN })),
+    fc.constantFrom(w.rich.key.slice(0, -1), `${w.rich.key}x`, swapCase(w.rich.key), w.rich.key.slice(4))
+      .filter((k) => !live.has(k)).map(key("mangled")),
+    fc.constant(credentials("x-api-key twice", { "x-api-key": [w.rich.key, w.rich.key] })),
+    fc.constant(credentials("the key as a bearer token", { authorization: `Bearer ${w.rich.key}` })),
+    fc.constant(credentials("the key in the query string", {}, `api_key=${w.rich.key}`)),
+    fc.constant(credentials("the admin token as a bearer token", { authorization: `Bearer ${ADMIN_TOKEN}` }))
+  )
+}
+
+/** Admin credentials that do not authenticate. */
+export const badTokens = (w: World): fc.Arbitrary<Credentials> => {
+  const auth = (label: string) => (value: string) => credentials(`Authorization ${label}`, { authorization: value })
+  return fc.oneof(
+    fc.constant(credentials("no Authorization", {})),
+    fc.constantFrom("", "Bearer", "Bearer ", "Basic", "Bearer null").map((v) => auth(JSON.stringify(v))(v)),
+    fc.string({ minLength: 1, maxLength: 80 }).filter((t) => t.trim() !== ADMIN_TOKEN).map((t) =>
+      auth("Bearer <random>")(`Bearer ${t}`)
+    ),
+    fc.string({ minLength: 1000, maxLength: 10_000 }).map((t) => auth("Bearer <very long>")(`Bearer ${t}`)),
+    fc.string({ unit: latin1, minLength: 1, maxLength: 60 }).map((t) => auth("Bearer <non-ASCII>")(`Bearer ${t}`)),
+    fc.constantFrom(
+      ADMIN_TOKEN.slice(0, -1),
+      `${ADMIN_TOKEN}x`,
+      swapCase(ADMIN_TOKEN),
+      `${ADMIN_TOKEN.slice(0, 10)}X${ADMIN_TOKEN.slice(11)}`
+    ).map((t) => auth("Bearer <mangled token>")(`Bearer ${t}`)),
+    fc.constantFrom(
+      `Basic ${Buffer.from(`admin:${ADMIN_TOKEN}`).toString("base64")}`,
+      `Token ${ADMIN_TOKEN}`,
+      ADMIN_TOKEN,
+      `Bearer ${w.rich.key}`
+    ).map((v) => auth("with the wrong scheme or secret")(v)),
+    fc.constant(credentials("the token as x-api-key", { "x-api-key": ADMIN_TOKEN })),
+    fc.constant(credentials("the token in the query string", {}, `token=${ADMIN_TOKEN}`))
+  )
+}

@@ -1,0 +1,156 @@
+/**
+ * The families of bad requests at every endpoint: wrong methods, bad path parameters, queries,
+ * bodies and credentials, and the mixes the properties send.
+ */
+import fc from "fast-check"
+import { type BrokenBody, placeBody } from "./Bodies.js"
+import { badKeys, badTokens, validCredentials } from "./Credentials.js"
+import { allowedAt, type Api, encode, endpointsOf } from "./Endpoints.js"
+import { badFraming } from "./Framing.js"
+import { unknownPath } from "./Paths.js"
+import { METHODS } from "./Probe.js"
+import { clip } from "./Probe.js"
+import { refusedByState } from "./Refusals.js"
+import { request } from "./Requests.js"
+import { junk } from "./Values.js"
+import type { World } from "./World.js"
+
+/** A method the path does not serve: 405 with Allow, whatever the credentials. */
+export const wrongMethod = (w: World, api: Api) => {
+  const endpoints = endpointsOf(w)
+  return fc.constantFrom(...endpoints.filter((e) => e.api === api)).chain((endpoint) => {
+    const allow = allowedAt(endpoints, endpoint)
+    const wrong = METHODS.filter((m) => !allow.includes(m))
+    return fc.tuple(
+      fc.constantFrom(...wrong),
+      endpoint.good,
+      fc.oneof(fc.constant(validCredentials(w, api)), api === "public" ? badKeys(w) : badTokens(w)),
+      endpoint.body ?? placeBody(w)
+    ).map(([method, params, creds, body]) =>
+      request(endpoint, {
+        fault: `${method} is not served there`,
+        method,
+        params,
+        credentials: creds,
+        body: ["POST", "PUT", "PATCH"].includes(method) ? body : undefined,
+        expect: [405],
+        allow
+      })
+    )
+  })
+}
+
+/** A path parameter that names nothing: 404 (or the body's 422 first, on a payload endpoint). */
+export const badParams = (w: World, api: Api) =>
+  fc.constantFrom(...endpointsOf(w).filter((e) => e.api === api && e.path.includes(":"))).chain((endpoint) =>
+    fc.tuple(endpoint.bad, endpoint.body ?? fc.constant(undefined)).map(([params, body]) =>
+      request(endpoint, {
+        fault: params.fault,
+        params,
+        credentials: validCredentials(w, api),
+        body,
+        expect: body === undefined ? [404] : [404, 422]
+      })
+    )
+  )
+
+/** Query parameters out of range, of the wrong type or unknown values: 422. */
+export const badQueries = (w: World, api: Api) =>
+  fc.constantFrom(...endpointsOf(w).filter((e) => e.api === api && e.query !== undefined)).chain((endpoint) => {
+    const params = endpoint.query!
+    return fc.tuple(
+      endpoint.good,
+      fc.uniqueArray(fc.constantFrom(...params), { minLength: 1, maxLength: params.length, selector: (q) => q.name }),
+      fc.tuple(...params.map((q) => fc.option(q.good))),
+      fc.tuple(...params.map((q) => q.odd === undefined ? q.bad : fc.oneof(q.bad, q.odd))),
+      fc.tuple(...params.map(() => fc.boolean())),
+      fc.array(fc.tuple(fc.stringMatching(/^[a-z_]{1,10}$/), junk), { maxLength: 2 })
+    ).map(([pathParams, broken, goods, bads, twice, unknown]) => {
+      const pairs: Array<readonly [string, string]> = []
+      const faults: Array<string> = []
+      let strict = false
+      params.forEach((q, i) => {
+        if (broken.includes(q)) {
+          const value = bads[i]!
+          pairs.push([q.name, value])
+          if (twice[i]) pairs.push([q.name, value])
+          faults.push(`${q.name}=${JSON.stringify(clip(value, 40))}${twice[i] ? " twice" : ""}`)
+          const n = Number(value)
+          if (!(q.odd !== undefined && Number.isInteger(n) && n > 0)) strict = true
+        } else if (goods[i] !== null) {
+          pairs.push([q.name, goods[i]!])
+        }
+      })
+      for (const [name, value] of unknown) {
+        if (!params.some((q) => q.name === name)) pairs.push([`x_${name}`, value])
+      }
+      return request(endpoint, {
+        fault: faults.join(", "),
+        params: pathParams,
+        credentials: validCredentials(w, api),
+        query: pairs.map(([k, v]) => `${encode(k)}=${encode(v)}`).join("&"),
+        // A well-formed unknown account alone may be an empty list.
+        expect: strict ? [422] : [200, 422]
+      })
+    })
+  })
+
+/** Bodies that are well-formed JSON but do not decode: 422. */
+export const badBodies = (w: World, api: Api) =>
+  fc.constantFrom(...endpointsOf(w).filter((e) => e.api === api && e.body !== undefined)).chain((endpoint) =>
+    fc.tuple(
+      endpoint.good,
+      fc.oneof(
+        { weight: 15, arbitrary: endpoint.body! },
+        { weight: 1, arbitrary: fc.constant<BrokenBody>({ fault: "an empty body", text: "" }) }
+      )
+    ).map(([params, body]) =>
+      request(endpoint, {
+        fault: body.fault,
+        params,
+        credentials: validCredentials(w, api),
+        body,
+        // An empty body is either malformed JSON or not an object.
+        expect: body.text === "" ? [400, 422] : [422]
+      })
+    )
+  )
+
+/** Good requests but for their credentials: 401. */
+export const badCredentials = (w: World, api: Api) =>
+  fc.constantFrom(...endpointsOf(w).filter((e) => e.api === api)).chain((endpoint) =>
+    fc.tuple(
+      endpoint.good,
+      api === "public" ? badKeys(w) : badTokens(w),
+      endpoint.body ?? fc.constant(undefined)
+    ).map(([params, creds, body]) => request(endpoint, { fault: "", params, credentials: creds, body, expect: [401] }))
+  )
+
+export const publicWithKey = (w: World) =>
+  fc.oneof(
+    wrongMethod(w, "public"),
+    unknownPath(w, "public"),
+    badParams(w, "public"),
+    badQueries(w, "public"),
+    { weight: 2, arbitrary: badBodies(w, "public") },
+    refusedByState(w, "public")
+  )
+
+export const adminWithToken = (w: World) =>
+  fc.oneof(
+    wrongMethod(w, "admin"),
+    unknownPath(w, "admin"),
+    { weight: 2, arbitrary: badParams(w, "admin") },
+    badQueries(w, "admin"),
+    { weight: 3, arbitrary: badBodies(w, "admin") },
+    { weight: 2, arbitrary: refusedByState(w, "admin") }
+  )
+
+export const everything = (w: World) =>
+  fc.oneof(
+    publicWithKey(w),
+    badCredentials(w, "public"),
+    adminWithToken(w),
+    badCredentials(w, "admin"),
+    badFraming(w)
+  )
