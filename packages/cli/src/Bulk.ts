@@ -11,20 +11,21 @@
  *
  * Exit status: 0 when every row has an order that did not fail, 1 otherwise, 130 after Ctrl-C.
  */
-import { BundlesClient, formatGhs, parsePhone } from "@databundle/client"
+import { BundlesClient, formatGhs, MAX_PER_PAGE, parsePhone } from "@databundle/client"
+import { failed, Problem, problem } from "@databundle/terminal/Failure"
+import * as Progress from "@databundle/terminal/Progress"
+import { confirm, Tty } from "@databundle/terminal/Tty"
 import { FileSystem, Path } from "@effect/platform"
 import { Clock, Console, Effect, Either, Fiber, Option, Predicate } from "effect"
 import * as BulkFile from "./BulkFile.js"
 import * as Catalogue from "./Catalogue.js"
 import type * as Config from "./Config.js"
-import { describe, failed, Problem, problem } from "./Failure.js"
+import { describe } from "./Failure.js"
 import type { ListedOrder } from "./Orders.js"
 import * as Output from "./Output.js"
 import * as Pacing from "./Pacing.js"
-import * as Progress from "./Progress.js"
 import * as Results from "./Results.js"
 import * as Session from "./Session.js"
-import { confirm, Tty } from "./Tty.js"
 
 /** The options of `bulk`. */
 export interface BulkInput extends Config.Shared {
@@ -154,7 +155,7 @@ const run = (options: BulkInput, pacer: Pacing.Pacer, connection: Config.Connect
       return yield* new Problem({
         message: `Not enough money: the ${plural(toBuy.length, "row")} to buy cost ${formatGhs(total)}, the main ` +
           `wallet has ${formatGhs(main)} (${formatGhs(total - main)} short); nothing was bought`,
-        body: { success: false, message: "Insufficient balance for the batch", ...summary }
+        body: Output.toWire({ success: false, message: "Insufficient balance for the batch", ...summary })
       })
     }
     const plan = `${plural(toBuy.length, "row")} to buy for ${formatGhs(total)}; the main wallet has ${
@@ -311,7 +312,7 @@ const rejected = (
   return Effect.fail(
     new Problem({
       message: [`${headline}:`, ...issuesText(errors)].join("\n"),
-      body: { success: false, message: headline, errors, warnings }
+      body: Output.toWire({ success: false, message: headline, errors, warnings })
     })
   )
 }
@@ -344,7 +345,7 @@ const alreadyBought = (
       Effect.gen(function*() {
         for (let page = 1, last = 1; page <= last; page++) {
           yield* status.set(`looking up the batch's orders: page ${page} of ${last}`)
-          const result = yield* client.listOrders({ ...filter, per_page: 50, page })
+          const result = yield* client.listOrders({ ...filter, per_page: MAX_PER_PAGE, page })
           keep(result.orders)
           last = result.pagination.last_page
         }
@@ -362,7 +363,7 @@ const alreadyBought = (
     const keep = keepFrom(new Set(explicit.map((row) => row.reference)))
     const { total } = (yield* client.listOrders({ per_page: 1 })).pagination
     if (total === 0) return found
-    if (Math.ceil(total / 50) <= explicit.length) {
+    if (Math.ceil(total / MAX_PER_PAGE) <= explicit.length) {
       yield* pageThrough({}, keep)
     } else {
       for (const [i, row] of explicit.entries()) {

@@ -8,6 +8,7 @@
  * maps every row to the reference it was bought under, and the API replays instead of
  * buying. Another batch name gives other references: next month's file buys again.
  */
+import { REFERENCE_PATTERN, REFERENCE_RULE } from "@databundle/client/OrderTerms"
 import { parsePhone } from "@databundle/client/Phone"
 import { createHash } from "node:crypto"
 import * as Catalogue from "./Catalogue.js"
@@ -115,9 +116,6 @@ const columnOf = (name: string): Column | undefined => {
     (COLUMNS[column] as ReadonlyArray<string>).includes(key)
   )
 }
-
-/** The API's rule for a reference. */
-const REFERENCE = /^[A-Za-z0-9_.:-]{1,64}$/
 
 /** A row ready to buy. */
 export interface Row {
@@ -244,8 +242,8 @@ export const check = (text: string, catalogue: Catalogue.Catalogue, batch: strin
     }
 
     const referenceText = cell("reference")
-    if (referenceText !== "" && !REFERENCE.test(referenceText)) {
-      problems.push(`reference ${quote(referenceText)} must be 1 to 64 characters of A-Z, a-z, 0-9, _, ., : and -`)
+    if (referenceText !== "" && !REFERENCE_PATTERN.test(referenceText)) {
+      problems.push(`reference ${quote(referenceText)} ${REFERENCE_RULE}`)
     } else if (referenceText !== "") {
       const earlier = references.get(referenceText)
       if (earlier !== undefined) problems.push(`reference ${referenceText} is also on line ${earlier}`)

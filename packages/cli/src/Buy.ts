@@ -4,14 +4,14 @@
  * numbers are ported), and on a terminal the price is confirmed first unless `--yes`.
  */
 import { BundlesClient, formatGhs, type GhanaPhone } from "@databundle/client"
+import { failed, problem } from "@databundle/terminal/Failure"
+import { confirm, Tty } from "@databundle/terminal/Tty"
 import { Effect, Option } from "effect"
 import * as Catalogue from "./Catalogue.js"
 import type * as Config from "./Config.js"
-import { failed, problem } from "./Failure.js"
 import { orderLines } from "./Orders.js"
 import * as Output from "./Output.js"
 import * as Session from "./Session.js"
-import { confirm, Tty } from "./Tty.js"
 
 /** The options of `buy`. */
 export interface BuyInput extends Config.Shared {

@@ -4,9 +4,9 @@
  * Holds the `networks` and `bundles NETWORK` commands.
  */
 import { BundlesClient, formatGhs, type GhanaPhone, PHONE_PREFIXES, type PhoneOperatorId } from "@databundle/client"
+import { problem } from "@databundle/terminal/Failure"
 import { Effect } from "effect"
 import type * as Config from "./Config.js"
-import { problem } from "./Failure.js"
 import * as Output from "./Output.js"
 import * as Session from "./Session.js"
 

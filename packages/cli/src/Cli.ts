@@ -5,43 +5,22 @@
  * form the start-up path, hence its deep imports (the `effect` barrel would pull in every
  * module) and no value import of the command modules.
  */
+import {
+  DEFAULT_PER_PAGE,
+  MAX_PER_PAGE,
+  ORDER_STATUSES,
+  REFERENCE_PATTERN,
+  REFERENCE_RULE
+} from "@databundle/client/OrderTerms"
 import { parsePhone } from "@databundle/client/Phone"
-import { Args, CliConfig, Command, HelpDoc, Options, ValidationError } from "@effect/cli"
-import * as Cause from "effect/Cause"
-import * as Console from "effect/Console"
+import * as CommandLine from "@databundle/terminal/CommandLine"
+import { Args, Command, HelpDoc, Options, ValidationError } from "@effect/cli"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as Exit from "effect/Exit"
+import type * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
-import * as Predicate from "effect/Predicate"
-import type * as Redacted from "effect/Redacted"
-import { Tty, uncolored } from "./Tty.js"
+import { shared } from "./SharedOptions.js"
 import { VERSION } from "./Version.js"
-
-/** Where the CLI looks for the server when nothing says otherwise: the server's own default. */
-export const DEFAULT_BASE_URL = "http://127.0.0.1:8080"
-
-/** The options every command takes, after the whole command. */
-export const shared = {
-  json: Options.boolean("json").pipe(
-    Options.withDescription("Print one JSON document on stdout and nothing else there")
-  ),
-  apiKey: Options.redacted("api-key").pipe(
-    Options.withDescription("The account's API key (env BUNDLES_API_KEY, else the key saved by bundles login)"),
-    Options.optional
-  ),
-  baseUrl: Options.text("base-url").pipe(
-    Options.withDescription(`The API's address (env BUNDLES_BASE_URL, else the saved one, else ${DEFAULT_BASE_URL})`),
-    Options.optional
-  )
-}
-
-/** The values of the shared options. */
-export interface Shared {
-  readonly json: boolean
-  readonly apiKey: Option.Option<Redacted.Redacted<string>>
-  readonly baseUrl: Option.Option<string>
-}
 
 /** Runs a command from its module, imported on first use. */
 const lazy = <M, A, E, R>(load: () => Promise<M>, run: (module: M) => Effect.Effect<A, E, R>) =>
@@ -102,9 +81,6 @@ const bundles = Command.make("bundles", {
 // Buying: buy, bulk
 // ---------------------------------------------------------------------------------------------
 
-/** The API's rule for a reference: 1 to 64 of `A-Z a-z 0-9 _ . : -`. */
-const REFERENCE = /^[A-Za-z0-9_.:-]{1,64}$/
-
 const buy = Command.make("buy", {
   ...shared,
   bundleId: Args.integer({ name: "BUNDLE_ID" }).pipe(
@@ -126,9 +102,9 @@ const buy = Command.make("buy", {
   reference: Options.text("reference").pipe(
     Options.withDescription("Your own reference; buying again with it returns the same order, never a second one"),
     Options.mapEffect((text) =>
-      REFERENCE.test(text)
+      REFERENCE_PATTERN.test(text)
         ? Either.right(text)
-        : Either.left(invalid("--reference must be 1 to 64 characters of A-Z, a-z, 0-9, _, ., : and -"))
+        : Either.left(invalid(`--reference ${REFERENCE_RULE}`))
     ),
     Options.optional
   ),
@@ -173,7 +149,7 @@ const positive = (name: string, max: number) => (n: number) =>
 
 const ordersList = Command.make("list", {
   ...shared,
-  status: Options.choice("status", ["pending", "successful", "failed"] as const).pipe(
+  status: Options.choice("status", ORDER_STATUSES).pipe(
     Options.withDescription("Only orders with this status"),
     Options.optional
   ),
@@ -183,8 +159,8 @@ const ordersList = Command.make("list", {
     Options.optional
   ),
   perPage: Options.integer("per-page").pipe(
-    Options.withDescription("Orders per page, 1 to 50 (default 20)"),
-    Options.mapEffect(positive("per-page", 50)),
+    Options.withDescription(`Orders per page, 1 to ${MAX_PER_PAGE} (default ${DEFAULT_PER_PAGE})`),
+    Options.mapEffect(positive("per-page", MAX_PER_PAGE)),
     Options.optional
   ),
   all: Options.boolean("all").pipe(Options.withDescription("Every page, newest first"))
@@ -244,32 +220,11 @@ export const command = Command.make("bundles ").pipe(
 const cli = Command.run(command, { name: "bundles", version: VERSION })
 
 /**
- * Runs the command line (`process.argv`). Text for a stream that takes no colour (a pipe,
- * `NO_COLOR`) has its colour codes removed, the parser's help and errors included.
+ * Runs the command line (`process.argv`) on the terminal toolkit's runner: text for a stream
+ * that takes no colour (a pipe, `NO_COLOR`) has its colour codes removed, the parser's help
+ * and errors included.
  */
-export const run = (argv: ReadonlyArray<string>) =>
-  Effect.gen(function*() {
-    const tty = yield* Tty
-    const console = yield* Console.consoleWith(Effect.succeed)
-    return yield* cli(argv).pipe(
-      // Usage errors and failed commands are printed already; anything else gets one line here.
-      Effect.tapErrorCause((cause) =>
-        Cause.isInterruptedOnly(cause) || Option.exists(Cause.failureOption(cause), reported)
-          ? Effect.void
-          : Console.error(`bundles: ${Cause.squash(cause)}`)
-      ),
-      Effect.withConsole(uncolored(console, { stdout: !tty.colorStdout, stderr: !tty.colorStderr })),
-      Effect.provide(CliConfig.layer({ showBuiltIns: false, showTypes: false }))
-    )
-  })
-
-/** A failure whose message is on stderr already: a usage error, or a command's `CliFailure`. */
-const reported = (error: unknown) => ValidationError.isValidationError(error) || Predicate.isTagged(error, "CliFailure")
+export const run = (argv: ReadonlyArray<string>) => CommandLine.run("bundles", cli, argv)
 
 /** The exit status of a run: 0 success, 1 failure, 2 usage error, 130 stopped by Ctrl-C. */
-export const exitCode = (exit: Exit.Exit<unknown, unknown>): number => {
-  if (Exit.isSuccess(exit)) return 0
-  if (Cause.isInterruptedOnly(exit.cause)) return 130
-  const failure = Cause.failureOption(exit.cause)
-  return Option.isSome(failure) && ValidationError.isValidationError(failure.value) ? 2 : 1
-}
+export const exitCode = (exit: Exit.Exit<unknown, unknown>): number => CommandLine.exitCode(exit)

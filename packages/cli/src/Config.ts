@@ -3,13 +3,13 @@
  * `BUNDLES_BASE_URL`, else the config file `bundles login` wrote. The file's key is used only
  * for the file's own base URL, so pointing the CLI at another server never sends it there.
  */
+import { type Problem, problem } from "@databundle/terminal/Failure"
+import type { Tty } from "@databundle/terminal/Tty"
 import { FileSystem, Path } from "@effect/platform"
 import { Config, Effect, Either, Option, Redacted, Schema } from "effect"
 import * as os from "node:os"
-import { DEFAULT_BASE_URL, type Shared } from "./Cli.js"
-import { type Problem, problem } from "./Failure.js"
 import * as Output from "./Output.js"
-import type { Tty } from "./Tty.js"
+import { DEFAULT_BASE_URL, type Shared } from "./SharedOptions.js"
 
 /** A saved login, as the config file holds it. */
 export const Saved = Schema.Struct({ base_url: Schema.String, api_key: Schema.String })

@@ -3,12 +3,12 @@
  * is checked against the API (GET /balance) before it is saved, and never printed back whole.
  */
 import { BundlesClient, formatGhs } from "@databundle/client"
+import { fail, problem } from "@databundle/terminal/Failure"
+import { Tty } from "@databundle/terminal/Tty"
 import { Effect, Option, Redacted } from "effect"
 import * as Config from "./Config.js"
-import { fail, problem } from "./Failure.js"
 import * as Output from "./Output.js"
 import * as Session from "./Session.js"
-import { Tty } from "./Tty.js"
 
 /** `bundles login [--api-key K] [--base-url U]`: asks for the key when not given (or reads it from stdin). */
 export const login = (options: Config.Shared) =>

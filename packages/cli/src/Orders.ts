@@ -2,9 +2,10 @@
  * Orders: how one is shown, and the `orders list` and `orders get` commands.
  */
 import { BundlesClient, formatGhs } from "@databundle/client"
+import type { OrderStatus } from "@databundle/client/OrderTerms"
+import { usage } from "@databundle/terminal/Failure"
 import { Chunk, Effect, Option, Stream } from "effect"
 import type * as Config from "./Config.js"
-import { usage } from "./Failure.js"
 import * as Output from "./Output.js"
 import * as Session from "./Session.js"
 
@@ -58,7 +59,7 @@ export const ordersTable = (orders: ReadonlyArray<ListedOrder>, s: Output.Style)
 
 /** The options of `orders list`. */
 export interface ListInput extends Config.Shared {
-  readonly status: Option.Option<"pending" | "successful" | "failed">
+  readonly status: Option.Option<OrderStatus>
   readonly page: Option.Option<number>
   readonly perPage: Option.Option<number>
   readonly all: boolean

@@ -3,15 +3,16 @@
  * row of the file, in file order, whether bought now, bought by an earlier run, or not bought.
  */
 import { formatCedis } from "@databundle/client/Money"
+import type { OrderStatus } from "@databundle/client/OrderTerms"
+import { problem } from "@databundle/terminal/Failure"
 import { FileSystem } from "@effect/platform"
 import { Effect } from "effect"
 import type { Row } from "./BulkFile.js"
-import { problem } from "./Failure.js"
 
 /** The order a row was bought with. */
 export interface BoughtOrder {
   readonly order_number: string
-  readonly status: "pending" | "successful" | "failed"
+  readonly status: OrderStatus
   readonly amount_paid: bigint
 }
 

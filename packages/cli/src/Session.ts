@@ -3,12 +3,13 @@
  * Node's http, and every failure turned into one printed problem.
  */
 import { BundlesClient, type RetryOptions } from "@databundle/client"
+import { CliFailure, fail, Problem } from "@databundle/terminal/Failure"
+import type { Tty } from "@databundle/terminal/Tty"
 import { type FileSystem, HttpClient, type Path } from "@effect/platform"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { Effect, Layer } from "effect"
 import * as Config from "./Config.js"
-import { CliFailure, describe, fail, Problem } from "./Failure.js"
-import type { Tty } from "./Tty.js"
+import { type CallError, describe } from "./Failure.js"
 import { VERSION } from "./Version.js"
 
 /** How a command wants its client. */
@@ -47,15 +48,18 @@ export const layer = (
     })
   ).pipe(Layer.provide(nodeHttp))
 
+/** What a command's program may fail with: its own problems, or the client's typed errors. */
+export type ProgramError = Problem | CliFailure | CallError
+
 /** The failure a program's error becomes: its own problems as they are, the client's described. */
-const toProblem = (error: unknown, baseUrl: string): Problem | CliFailure =>
+const toProblem = (error: ProgramError, baseUrl: string): Problem | CliFailure =>
   error instanceof Problem || error instanceof CliFailure ? error : describe(error, baseUrl)
 
 /**
  * Runs a command's program with the client: resolves the connection (flags, environment,
  * saved login), and prints whatever stops it (exit status 1).
  */
-export const run = <A, E, R>(
+export const run = <A, E extends ProgramError, R>(
   shared: Config.Shared,
   program: (connection: Config.Connection) => Effect.Effect<A, E, R>,
   options: SessionOptions = {}
@@ -66,7 +70,7 @@ export const run = <A, E, R>(
   )
 
 /** Runs a command's program with the client for a given connection, printing whatever stops it. */
-export const runWith = <A, E, R>(
+export const runWith = <A, E extends ProgramError, R>(
   json: boolean,
   connection: Config.Connection,
   program: (connection: Config.Connection) => Effect.Effect<A, E, R>,

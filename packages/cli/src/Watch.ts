@@ -5,12 +5,12 @@
  * timeout.
  */
 import { BundlesClient } from "@databundle/client"
+import { failed } from "@databundle/terminal/Failure"
+import * as Progress from "@databundle/terminal/Progress"
 import { Clock, Duration, Effect, Option } from "effect"
 import type * as Config from "./Config.js"
-import { failed } from "./Failure.js"
 import { orderLines, type OrderView } from "./Orders.js"
 import * as Output from "./Output.js"
-import * as Progress from "./Progress.js"
 import * as Session from "./Session.js"
 
 /** The first wait between two looks at the order. */

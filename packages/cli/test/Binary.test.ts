@@ -3,11 +3,11 @@
  * terminal, never with NO_COLOR), and the code cache it starts from.
  */
 import { targets } from "@databundle/core/testing"
+import { colorWanted } from "@databundle/terminal/Tty"
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { colorWanted } from "../src/Tty.js"
 import { spawnCli, startServer, tempDir, type TestServer } from "./Harness.js"
 
 describe("colour", () => {

@@ -5,15 +5,16 @@
  * whole server on a real port of 127.0.0.1, on PGlite or Postgres.
  */
 import { createClient, type Order } from "@databundle/client"
+import { capturingConsole } from "@databundle/terminal/testing"
+import { Tty, type TtyService } from "@databundle/terminal/Tty"
 import { NodeContext } from "@effect/platform-node"
-import { ConfigProvider, Console, Effect, Exit, Layer, Option } from "effect"
+import { ConfigProvider, Effect, Exit, Layer, Option } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import * as Cli from "../src/Cli.js"
-import { Tty, type TtyService } from "../src/Tty.js"
 
 export { startProxy, startServer, type TestAccount, type TestServer } from "@databundle/client/testing"
 
@@ -44,16 +45,7 @@ export interface Terminal {
 /** Runs `bundles ...args` in-process with `env` as its whole environment, capturing its output. */
 export const runCli = (args: ReadonlyArray<string>, env: Record<string, string> = {}, terminal: Terminal = {}) =>
   Effect.gen(function*() {
-    const stdout: Array<string> = []
-    const stderr: Array<string> = []
-    const base = yield* Console.consoleWith(Effect.succeed)
-    const line = (lines: Array<string>) => (...parts: ReadonlyArray<unknown>) => lines.push(parts.join(" "))
-    const capturing: Console.Console = {
-      ...base,
-      log: (...parts) => Effect.sync(() => line(stdout)(...parts)),
-      error: (...parts) => Effect.sync(() => line(stderr)(...parts)),
-      unsafe: { ...base.unsafe, log: line(stdout), error: line(stderr) }
-    }
+    const { console: capturing, stderr, stdout } = yield* capturingConsole
     const answers = [...(terminal.answers ?? [])]
     const ask = (question: string) =>
       Effect.sync(() => {

@@ -1,6 +1,7 @@
 /**
  * The `bundles-server` command: `serve`, `migrate` and the operator's `admin` commands.
  */
+import * as CommandLine from "@databundle/terminal/CommandLine"
 import { Command, Options } from "@effect/cli"
 import { Console, Effect, Layer } from "effect"
 import * as fs from "node:fs"
@@ -50,5 +51,11 @@ export const command = Command.make("bundles-server").pipe(
   Command.withSubcommands([serve, migrate, AdminCli.command])
 )
 
-/** Runs the command line (`process.argv`). */
-export const run = Command.run(command, { name: "bundles-server", version: VERSION })
+const cli = Command.run(command, { name: "bundles-server", version: VERSION })
+
+/**
+ * Runs the command line (`process.argv`) on the terminal toolkit's runner, as `bundles` runs:
+ * the same help layout, and colour only where the stream takes it (the parser's help and
+ * errors included).
+ */
+export const run = (argv: ReadonlyArray<string>) => CommandLine.run("bundles-server", cli, argv)

@@ -3,11 +3,12 @@
  * against the whole server on a real port, with stdout and stderr captured through `Console`.
  */
 import { targets } from "@databundle/core/testing"
+import { capturingConsole } from "@databundle/terminal/testing"
 import { ValidationError } from "@effect/cli"
 import { HttpServer } from "@effect/platform"
 import { NodeContext } from "@effect/platform-node"
 import { assert, describe, layer } from "@effect/vitest"
-import { Cause, ConfigProvider, Console, Effect, Exit, Option } from "effect"
+import { Cause, ConfigProvider, Effect, Exit, Option } from "effect"
 import * as fs from "node:fs/promises"
 import * as net from "node:net"
 import * as os from "node:os"
@@ -27,16 +28,7 @@ interface Run {
 /** Runs `bundles-server ...args` in-process with `env` as its whole environment, capturing its output. */
 const runCli = (args: ReadonlyArray<string>, env: Record<string, string> = {}) =>
   Effect.gen(function*() {
-    const stdout: Array<string> = []
-    const stderr: Array<string> = []
-    const base = yield* Console.consoleWith(Effect.succeed)
-    const line = (lines: Array<string>) => (...parts: ReadonlyArray<unknown>) => lines.push(parts.join(" "))
-    const capturing: Console.Console = {
-      ...base,
-      log: (...parts) => Effect.sync(() => line(stdout)(...parts)),
-      error: (...parts) => Effect.sync(() => line(stderr)(...parts)),
-      unsafe: { ...base.unsafe, log: line(stdout), error: line(stderr) }
-    }
+    const { console: capturing, stderr, stdout } = yield* capturingConsole
     const exit = yield* Cli.run(["node", "bundles-server", ...args]).pipe(
       Effect.provide(NodeContext.layer),
       Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env)))),
@@ -309,7 +301,11 @@ for (const target of targets) {
           yield* seedCatalog
           const api = yield* adminClient
           const account = yield* api.accounts.create({ payload: { name: "Pending Orders Ltd" } })
-          yield* api.wallets.fund({ path: { account_id: account.id }, payload: { amount: 10_000n, wallet: "main" } })
+          yield* api.wallets.fund({
+            headers: {},
+            path: { account_id: account.id },
+            payload: { amount: 10_000n, wallet: "main" }
+          })
           const key = yield* api.apiKeys.create({ path: { account_id: account.id } })
           const reseller = yield* resellerClient(key.api_key)
           const { networks } = yield* reseller.catalog.networks()

@@ -1,7 +1,8 @@
 /**
  * A status line on stderr: on a terminal it is redrawn in place (with a spinner frame, so a
  * long wait never looks frozen) and lines logged meanwhile appear above it; elsewhere
- * (a pipe, a log file) only the logged lines are printed, one per event.
+ * (a pipe, a log file) only the logged lines are printed, one per event. The line is cleared
+ * when its scope closes, so what follows starts on a clean line.
  */
 import { Console, Duration, Effect, Fiber, Schedule, type Scope } from "effect"
 import * as Output from "./Output.js"
@@ -17,13 +18,6 @@ export interface StatusLine {
 
 const FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 
-/** Cuts text to `width` visible characters; colour codes are dropped from a cut text. */
-const fit = (text: string, width: number) => {
-  if (Output.visibleWidth(text) <= width) return text
-  const plain = text.replace(/\x1b\[[0-9;]*m/g, "")
-  return `${plain.slice(0, Math.max(0, width - 1))}…`
-}
-
 /** A status line for the life of the scope; the line is cleared when the scope closes. */
 export const statusLine: Effect.Effect<StatusLine, never, Scope.Scope | Tty> = Effect.gen(function*() {
   const tty = yield* Tty
@@ -33,7 +27,7 @@ export const statusLine: Effect.Effect<StatusLine, never, Scope.Scope | Tty> = E
   let text = ""
   let frame = 0
   const draw = Effect.suspend(() =>
-    tty.write(`\r\x1b[2K${FRAMES[frame++ % FRAMES.length]} ${fit(text, tty.columns - 3)}`)
+    tty.write(`\r\x1b[2K${FRAMES[frame++ % FRAMES.length]} ${Output.cut(text, tty.columns - 3)}`)
   )
   const clear = tty.write("\r\x1b[2K")
   const redraw = yield* Effect.forkScoped(Effect.repeat(draw, Schedule.spaced(Duration.millis(80))))

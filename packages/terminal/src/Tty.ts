@@ -1,7 +1,8 @@
 /**
- * The terminal the CLI runs in: which streams are terminals, whether colour is wanted, and
- * the few interactions that need one (a question, a hidden key, a progress line rewritten in
- * place). A service, so tests run commands as if on a terminal or a pipe.
+ * The terminal a command line runs in: which streams are terminals, whether colour is wanted
+ * (decided once, here, for both streams), how wide stdout is, and the few interactions that
+ * need a terminal (a question, a hidden key, a progress line rewritten in place). A service,
+ * so tests run commands as if on a terminal or a pipe.
  */
 // Deep imports: this module is on the start-up path, which the effect barrel would fill with every module.
 import * as Config from "effect/Config"
@@ -26,6 +27,8 @@ export interface TtyService {
   readonly truecolor: boolean
   /** Width of stderr in columns (80 when unknown). */
   readonly columns: number
+  /** Width of stdout in columns when it is a terminal: tables are fitted to it. Absent for a pipe, which is never cut. */
+  readonly width?: number | undefined
   /** Writes text to stderr as it is (no newline added), for progress lines. */
   readonly write: (text: string) => Effect.Effect<void>
   /** Asks a question on stderr and reads one line of stdin; none at end of input. */
@@ -35,7 +38,7 @@ export interface TtyService {
 }
 
 /** The terminal the CLI runs in. */
-export class Tty extends Context.Tag("cli/Tty")<Tty, TtyService>() {}
+export class Tty extends Context.Tag("terminal/Tty")<Tty, TtyService>() {}
 
 /**
  * Whether a stream gets colour: only a terminal, never with `NO_COLOR` set to anything
@@ -132,12 +135,23 @@ export const layer: Layer.Layer<Tty> = Layer.effect(
       colorStderr: colorWanted(process.stderr.isTTY === true, flags),
       truecolor: Option.exists(env.colorTerm, (value) => /^(truecolor|24bit)$/i.test(value)),
       columns: process.stderr.columns || 80,
+      width: process.stdout.isTTY === true && process.stdout.columns > 0 ? process.stdout.columns : undefined,
       write: (text) => Effect.sync(() => void process.stderr.write(text)),
       ask: askLine,
       askHidden: askHiddenLine
     })
   })
 )
+
+/** Runs `effect` on the `Tty` in context, else on the process's own terminal. */
+export const withTty = <A, E, R>(effect: Effect.Effect<A, E, R | Tty>): Effect.Effect<A, E, Exclude<R, Tty>> =>
+  Effect.flatMap(
+    Effect.serviceOption(Tty),
+    Option.match({
+      onNone: () => Effect.provide(effect, layer),
+      onSome: (tty) => Effect.provideService(effect, Tty, tty)
+    })
+  )
 
 /** Asks a yes/no question; anything but y or yes (or no answer at all) is a no. */
 export const confirm = (question: string): Effect.Effect<boolean, never, Tty> =>
@@ -150,7 +164,7 @@ export const ANSI = /\x1b\[[0-9;]*m/g
 
 /**
  * The console with colour codes removed from what goes to the streams that take none: the
- * CLI parser colours its help and errors whatever the stream.
+ * @effect/cli parser colours its help and errors whatever the stream.
  */
 export const uncolored = (
   console: Console.Console,

@@ -1,0 +1,98 @@
+/**
+ * `admin orders`: the orders of every account, and settling a stuck pending one by hand.
+ */
+import { AdminApi, Order } from "@databundle/contract"
+import * as Output from "@databundle/terminal/Output"
+import { Command, Options } from "@effect/cli"
+import { Effect } from "effect"
+import type * as AdminClient from "../AdminClient.js"
+import { execute, moneyRequest, request } from "./Call.js"
+import { accountIdOption, idempotencyKeyOption, listing, orderNumberArg, shared, type UrlParamsOf } from "./Options.js"
+import { date, ghs, orNone, pageLine } from "./Text.js"
+
+const orderText = (order: Order.AdminOrder, s: Output.Style) =>
+  Output.fields([
+    ["order", order.order_number],
+    ["status", Output.status(order.status, s)],
+    ["account", String(order.account_id)],
+    ["network", order.network],
+    ["bundle", order.bundle],
+    ["phone", order.phone_number],
+    ["amount paid", ghs(order.amount_paid)],
+    ["reference", orNone(order.reference)],
+    ["created", date(order.created_at)]
+  ], "")
+
+const ordersListing = listing<UrlParamsOf<AdminClient.Client["ordersAdmin"]["list"]>>(
+  AdminApi.OrdersAdminGroup.endpoints.list
+)
+
+const ordersList = Command.make("list", {
+  ...shared,
+  status: Options.choice("status", Order.OrderStatus.literals).pipe(
+    Options.withDescription("Only orders with this status"),
+    Options.optional
+  ),
+  account: accountIdOption.pipe(Options.optional),
+  ...ordersListing.options
+}, (options) =>
+  execute(
+    options,
+    ordersListing.params(options, { status: options.status, account_id: options.account }).pipe(
+      Effect.flatMap((urlParams) => request(options, (client) => client.ordersAdmin.list({ urlParams })))
+    ),
+    AdminApi.AdminOrdersPage,
+    ({ orders, pagination }, s) =>
+      orders.length === 0 ? ["No orders."] : [
+        ...Output.table<Order.AdminOrder>(
+          [
+            { title: "ORDER", value: (o) => o.order_number },
+            { title: "DATE", value: (o) => date(o.created_at) },
+            { title: "ACCOUNT", value: (o) => String(o.account_id), right: true },
+            { title: "NETWORK", value: (o) => o.network },
+            { title: "BUNDLE", value: (o) => o.bundle },
+            { title: "PHONE", value: (o) => o.phone_number },
+            { title: "AMOUNT", value: (o) => ghs(o.amount_paid), right: true },
+            { title: "STATUS", value: (o) => Output.status(o.status, s) },
+            { title: "REFERENCE", value: (o) => orNone(o.reference, "") }
+          ],
+          orders,
+          s
+        ),
+        pageLine(pagination, "orders")
+      ]
+  )).pipe(Command.withDescription("Orders of every account, newest first"))
+
+const ordersShow = Command.make("show", { ...shared, orderNumber: orderNumberArg }, (options) =>
+  execute(
+    options,
+    request(options, (client) => client.ordersAdmin.get({ path: { order_number: options.orderNumber } })),
+    AdminApi.AdminOrderResponse,
+    ({ order }, s) => orderText(order, s)
+  )).pipe(Command.withDescription("One order, with its account"))
+
+const ordersResolve = Command.make("resolve", {
+  ...shared,
+  orderNumber: orderNumberArg,
+  status: Options.choice("status", ["successful", "failed"] as const).pipe(
+    Options.withDescription("How the order ended; failing it refunds the main wallet")
+  ),
+  idempotencyKey: idempotencyKeyOption
+}, (options) =>
+  execute(
+    options,
+    moneyRequest(options, (client, headers) =>
+      client.ordersAdmin.resolve({
+        path: { order_number: options.orderNumber },
+        headers,
+        payload: { status: options.status }
+      })),
+    AdminApi.AdminOrderResponse,
+    ({ order }, s) => [`Order ${order.order_number} resolved: ${order.status}.`, ...orderText(order, s)]
+  )).pipe(Command.withDescription("Settle a stuck pending order"))
+
+/** `admin orders`: list, show, resolve. */
+export const orders = Command.make("orders").pipe(
+  Command.withDescription("Orders of every account"),
+  Command.withSubcommands([ordersList, ordersShow, ordersResolve])
+)
