@@ -82,6 +82,8 @@ async function loadClient() {
     format: "esm",
     platform: "neutral",
     mainFields: ["module", "main"],
+    // The contract from its sources, as the client itself.
+    conditions: ["@databundle/source", "module"],
     target: "es2022",
     minify: true,
     logLevel: "warning"

@@ -8,12 +8,15 @@ import * as fs from "node:fs"
 import { fileURLToPath } from "node:url"
 
 const here = (path) => fileURLToPath(new URL(path, import.meta.url))
+// Workspace packages resolve to their TypeScript sources; "module" is esbuild's default, kept.
+const CONDITIONS = ["@databundle/source", "module"]
 
 fs.rmSync(here("dist"), { recursive: true, force: true })
 await esbuild.build({
   entryPoints: [here("src/main.ts")],
   outfile: here("dist/main.cjs"),
   bundle: true,
+  conditions: CONDITIONS,
   platform: "node",
   format: "cjs",
   target: "node20",
@@ -25,6 +28,7 @@ await esbuild.build({
   entryPoints: [here("src/bin.ts")],
   outfile: here("dist/bundles.mjs"),
   bundle: true,
+  conditions: CONDITIONS,
   platform: "node",
   format: "esm",
   target: "node20",

@@ -4,11 +4,14 @@ import * as esbuild from "esbuild"
 import { fileURLToPath } from "node:url"
 
 const here = (path) => fileURLToPath(new URL(path, import.meta.url))
+// Workspace packages resolve to their TypeScript sources; "module" is esbuild's default, kept.
+const CONDITIONS = ["@databundle/source", "module"]
 
 await esbuild.build({
   entryPoints: [here("src/bin.ts")],
   outfile: here("dist/bin.mjs"),
   bundle: true,
+  conditions: CONDITIONS,
   platform: "node",
   format: "esm",
   target: "node20",

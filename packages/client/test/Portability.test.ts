@@ -24,7 +24,8 @@ const bundle = async (contents: string, platform: "neutral" | "browser") => {
     target: "es2022",
     // A neutral build reads no package.json field by default; these are what ESM runtimes use.
     mainFields: ["module", "main"],
-    conditions: ["import", "default"],
+    // The workspace's packages from their sources (the packed package is checked by Packed.test.ts).
+    conditions: ["@databundle/source", "import", "default"],
     logLevel: "silent",
     plugins: [{
       name: "no-node-builtins",
@@ -68,7 +69,12 @@ describe("the default entry", () => {
     const pkg = (await import("../package.json", { with: { type: "json" } })).default as any
     assert.strictEqual(pkg.type, "module")
     assert.strictEqual(pkg.sideEffects, false)
-    assert.strictEqual(pkg.exports["."], "./src/index.ts")
+    // The workspace reads the sources through a condition of its own; everyone else gets the build.
+    assert.deepStrictEqual(pkg.exports["."], {
+      "@databundle/source": "./src/index.ts",
+      types: "./dist/index.d.ts",
+      default: "./dist/index.js"
+    })
     assert.deepStrictEqual(pkg.publishConfig.exports["."], { types: "./dist/index.d.ts", default: "./dist/index.js" })
   })
 })
