@@ -1,9 +1,11 @@
 /**
- * The client as an app outside this repository gets it: `pnpm pack` of the contract and the
- * client (their `prepack` script builds them, so the tarballs are never stale), installed with
- * npm into a fresh project together with `effect` from the registry. There, with nothing of the
- * workspace in reach, plain Node runs a script that buys a bundle from a real server, a bundler
- * bundles the client, and `tsc` type-checks a consumer under `nodenext` and under `bundler`.
+ * The library packages as the world outside this repository gets them. `pnpm pack` of the
+ * contract and the client (their `prepack` script builds them, so the tarballs are never
+ * stale), installed with npm into a fresh project together with `effect` from the registry.
+ * There, with nothing of the workspace in reach, plain Node runs a script that buys a bundle
+ * from a real server, a bundler bundles the client, and TypeScript checks a consumer under
+ * `nodenext` and under `bundler`. And in the workspace, every library package's build loads
+ * under plain Node through its exports map, module by module, with no condition set.
  * Packaging does not depend on the database, so the server runs on PGlite only.
  */
 import { targets } from "@databundle/core/testing"
@@ -147,7 +149,7 @@ console.log(JSON.stringify({
 `
 const typescript = pathToFileURL(createRequire(import.meta.url).resolve("typescript")).href
 
-describe("the packed client in a fresh npm project", () => {
+describe("the library packages, built and packed", () => {
   let tmp: string
   let app: string
   let starting: Promise<TestServer> | undefined
@@ -259,6 +261,40 @@ describe("the packed client in a fresh npm project", () => {
     assert.isTrue(inputs.some((input) => input.startsWith("node_modules/@databundle/contract/dist/")))
     assert.include(result.outputFiles[0]!.text, "databundle-client/")
   })
+
+  it("every library package, built, loads under plain Node in the workspace, module by module", async () => {
+    // The contract and the client were built by packing them.
+    for (const name of ["core", "sql-pglite", "terminal"]) {
+      await sh(process.execPath, ["build.mjs"], path.join(packagesDir, name))
+    }
+    const load = `
+      const loaded = {}
+      for (const specifier of JSON.parse(process.env.SPECIFIERS)) {
+        loaded[specifier] = { resolved: import.meta.resolve(specifier), names: Object.keys(await import(specifier)).length }
+      }
+      console.log(JSON.stringify(loaded))
+    `
+    for (const name of ["contract", "client", "core", "sql-pglite", "terminal"]) {
+      const dir = path.join(packagesDir, name)
+      const modules = fs.readdirSync(path.join(dir, "src")).filter((file) => file.endsWith(".ts")).map((file) =>
+        file.slice(0, -3)
+      )
+      const specifier = (module: string) => module === "index" ? `@databundle/${name}` : `@databundle/${name}/${module}`
+      // Each package imports itself by name, through its own exports map, with no condition set.
+      const { stdout } = await sh(
+        process.execPath,
+        ["--input-type=module", "--eval", load],
+        dir,
+        cleanEnv({ SPECIFIERS: JSON.stringify(modules.map(specifier)) })
+      )
+      const loaded = JSON.parse(stdout)
+      for (const module of modules) {
+        const { names, resolved } = loaded[specifier(module)]
+        assert.strictEqual(resolved, pathToFileURL(path.join(dir, "dist", `${module}.js`)).href)
+        assert.isAbove(names, 0, specifier(module))
+      }
+    }
+  }, 180_000)
 
   it("type-checks a TypeScript consumer under moduleResolution nodenext and bundler", async () => {
     const resolutions = {
