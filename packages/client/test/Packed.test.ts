@@ -23,9 +23,16 @@ import { startServer, type TestServer } from "./Server.js"
 const run = promisify(execFile)
 const packagesDir = fileURLToPath(new URL("../..", import.meta.url))
 
-/** The environment of a child process, without the npm_* settings the workspace's pnpm passes down. */
+/**
+ * The environment of a child process, without what the workspace's pnpm says about the script
+ * it runs (npm would take it for its own); `npm_config_*` settings such as a registry stay.
+ */
 const cleanEnv = (extra: Record<string, string> = {}) => ({
-  ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.toLowerCase().startsWith("npm_"))),
+  ...Object.fromEntries(
+    Object.entries(process.env).filter(([name]) =>
+      !/^npm_(lifecycle_|package_|command$|execpath$|node_execpath$|config_user_agent$)/i.test(name)
+    )
+  ),
   COREPACK_ENABLE_DOWNLOAD_PROMPT: "0",
   ...extra
 })
