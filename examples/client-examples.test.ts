@@ -20,7 +20,7 @@ import { makeReceiver } from "./client-webhook-receiver.js"
 const ADMIN_TOKEN = "adm_examples_token_for_the_client_examples"
 const here = new URL(".", import.meta.url)
 
-/** Runs an example as a user would (as its package.json script does): `tsx FILE ARGS` with the environment given. */
+/** Runs an example as a user would: `tsx FILE ARGS` with the environment given (the conditions of its script). */
 const run = (file: string, args: ReadonlyArray<string>, env: Record<string, string>) =>
   new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
     const child = spawn(new URL("node_modules/.bin/tsx", here).pathname, [
