@@ -7,7 +7,7 @@
  * and again, from the database-driven worker, for every order still pending when its
  * next check is due (also after a crash), possibly from another server process.
  */
-import { Clock, Context, Data, Duration, Effect, Layer } from "effect"
+import { Clock, Context, Data, Duration, Effect, Layer, Option } from "effect"
 import { Settings } from "./Settings.js"
 
 /** What a provider needs to deliver an order. */
@@ -37,6 +37,13 @@ export const FulfillmentOutcome = Data.taggedEnum<FulfillmentOutcome>()
 /** The fulfilment port; swap its Layer to plug in a real upstream. */
 export class FulfillmentProvider extends Context.Tag("core/FulfillmentProvider")<FulfillmentProvider, {
   readonly deliver: (request: FulfillmentRequest) => Effect.Effect<FulfillmentOutcome>
+  /**
+   * The outcome of an order the provider knows without asking anyone (no I/O, no waiting),
+   * when it knows one. Placement then records a delivery in its own transaction rather than
+   * in a second one after it. A provider that must call out leaves this out (or answers
+   * `None`), and `deliver` is asked after placement commits.
+   */
+  readonly decide?: (request: FulfillmentRequest) => Option.Option<FulfillmentOutcome>
 }>() {
   /**
    * The built-in simulator: delivers at once, except that a number ending in `0000` always
@@ -48,18 +55,25 @@ export class FulfillmentProvider extends Context.Tag("core/FulfillmentProvider")
     FulfillmentProvider,
     Effect.gen(function*() {
       const settings = yield* Settings
+      // Everything but a `9999` number, whose answer depends on the time.
+      const decide = (request: FulfillmentRequest): Option.Option<FulfillmentOutcome> =>
+        request.phoneNumber.endsWith("0000")
+          ? Option.some(FulfillmentOutcome.Failed({ reason: "Simulated network failure (number ends in 0000)" }))
+          : request.phoneNumber.endsWith("9999")
+          ? Option.none()
+          : Option.some(FulfillmentOutcome.Delivered())
       return {
+        decide,
         deliver: (request) =>
-          Effect.gen(function*() {
-            if (request.phoneNumber.endsWith("0000")) {
-              return FulfillmentOutcome.Failed({ reason: "Simulated network failure (number ends in 0000)" })
-            }
-            if (request.phoneNumber.endsWith("9999")) {
-              const due = request.createdAt.getTime() + Duration.toMillis(settings.simulatorPending)
-              const now = yield* Clock.currentTimeMillis
-              if (now < due) return FulfillmentOutcome.Pending({ checkAfter: Duration.millis(due - now) })
-            }
-            return FulfillmentOutcome.Delivered()
+          Option.match(decide(request), {
+            onSome: Effect.succeed,
+            onNone: () =>
+              Effect.map(Clock.currentTimeMillis, (now) => {
+                const due = request.createdAt.getTime() + Duration.toMillis(settings.simulatorPending)
+                return now < due
+                  ? FulfillmentOutcome.Pending({ checkAfter: Duration.millis(due - now) })
+                  : FulfillmentOutcome.Delivered()
+              })
           })
       }
     })

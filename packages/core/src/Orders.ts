@@ -2,11 +2,13 @@
  * Orders: placement, lookup, lists, and the state machine
  * `pending` → `successful` | `failed`, where `failed` refunds exactly once.
  *
- * Placement is one transaction of a fixed handful of statements: read the bundle and the
- * account's price, insert the order as `pending` (a unique (account, reference) turns a
- * concurrent duplicate into a wait and then a replay), debit the main wallet with a
- * conditional update (so concurrent orders never overdraw it) and write the ledger entry.
- * Fulfilment then runs through the provider port. Every settlement is a conditional
+ * Placement is one transaction of two statements: read the bundle and the account's price,
+ * then, in one statement, insert the order (a unique (account, reference) turns a concurrent
+ * duplicate into a wait and then a replay), debit the main wallet with a conditional update
+ * (so concurrent orders never overdraw it) and write the ledger entry. Fulfilment then runs
+ * through the provider port: an outcome the provider knows without asking anyone (the
+ * simulator's deliveries) is recorded in the placement's own insert, any other is asked for
+ * after the placement commits and recorded in a transaction of its own. Every settlement is a conditional
  * update `WHERE status = 'pending'` in the same transaction as its refund, so whichever
  * process settles first wins and the refund cannot happen twice.
  *
@@ -29,7 +31,7 @@ import { type FulfillmentOutcome, FulfillmentProvider, type FulfillmentRequest }
 import * as Page from "./Page.js"
 import { Settings } from "./Settings.js"
 import * as Tokens from "./Tokens.js"
-import { Wallet } from "./Wallet.js"
+import { type Moved, Wallet } from "./Wallet.js"
 import { Webhooks } from "./Webhooks.js"
 
 interface OrderRow {
@@ -183,30 +185,60 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
         }
 
         const price = int8(bundle.price)
-        const inserted = yield* sql<OrderRow>`
-          INSERT INTO orders (order_number, account_id, bundle_id, bundle_label, network_name, phone_number,
-            phone_national, amount, reference, next_check_at)
-          VALUES (${Tokens.orderNumber()}, ${accountId}, ${input.bundle_id}, ${bundle.name}, ${bundle.network_name},
-            ${input.phone_number}, ${Phone.nationalDigits(input.phone_number)}, ${price}, ${input.reference ?? null},
-            now() + make_interval(secs => ${RECOVERY_DELAY_SECONDS}))
-          ON CONFLICT (account_id, reference) DO NOTHING
-          RETURNING id, order_number, account_id, bundle_label, network_name, phone_number, amount, status,
-            reference, created_at
+        const orderNumber = Tokens.orderNumber()
+        // A provider that knows without asking anyone that it delivers (the simulator) has
+        // the delivery recorded with the placement, not in a second transaction after it.
+        const delivered = provider.decide !== undefined && Option.exists(
+          provider.decide({
+            orderNumber,
+            networkSlug: bundle.network_slug,
+            bundleKey: bundle.key,
+            phoneNumber: input.phone_number,
+            amount: price,
+            createdAt: new Date(yield* Clock.currentTimeMillis)
+          }),
+          (outcome) => outcome._tag === "Delivered"
+        )
+        // One statement inserts the order and debits the main wallet with its ledger entry
+        // (the movement `Wallet.move` makes: the balance changes only if it stays
+        // non-negative, and the entry records the balance it left). A reference already
+        // taken inserts nothing and moves nothing; a wallet short of the price gives no entry,
+        // and the transaction is rolled back.
+        const [row] = yield* sql<
+          OrderRow & { entry_id: string | null; balance_after: string | null; entry_created_at: Date | null }
+        >`
+          WITH placed AS (
+            INSERT INTO orders (order_number, account_id, bundle_id, bundle_label, network_name, phone_number,
+              phone_national, amount, reference, status, settled_at, next_check_at)
+            VALUES (${orderNumber}, ${accountId}, ${input.bundle_id}, ${bundle.name}, ${bundle.network_name},
+              ${input.phone_number}, ${Phone.nationalDigits(input.phone_number)}, ${price}, ${input.reference ?? null},
+              ${delivered ? "successful" : "pending"}, ${delivered ? sql`now()` : null},
+              ${delivered ? null : sql`now() + make_interval(secs => ${RECOVERY_DELAY_SECONDS})`})
+            ON CONFLICT (account_id, reference) DO NOTHING
+            RETURNING id, order_number, account_id, bundle_label, network_name, phone_number, amount, status,
+              reference, created_at
+          ),
+          debited AS (
+            UPDATE wallets w SET balance = w.balance - p.amount
+            FROM placed p
+            WHERE w.account_id = p.account_id AND w.kind = 'main' AND w.balance - p.amount >= 0
+            RETURNING w.account_id, w.kind, w.balance, p.id AS order_id, p.amount
+          ),
+          entry AS (
+            INSERT INTO ledger_entries (account_id, wallet, amount, balance_after, reason, order_id)
+            SELECT account_id, kind, -amount, balance, 'order', order_id FROM debited
+            RETURNING id, balance_after, created_at
+          )
+          SELECT p.id, p.order_number, p.account_id, p.bundle_label, p.network_name, p.phone_number, p.amount,
+            p.status, p.reference, p.created_at, e.id AS entry_id, e.balance_after, e.created_at AS entry_created_at
+          FROM placed p LEFT JOIN entry e ON true
         `
-        const order = inserted[0]
-        if (order === undefined) {
+        if (row === undefined) {
           // Another request holds this reference; the insert waited for it to commit, so it is visible now.
           return yield* replayOrConflict((yield* findByReference(accountId, input.reference!))!, input)
         }
-
-        const debit = yield* wallet.move({
-          accountId,
-          wallet: "main",
-          amount: -price,
-          reason: "order",
-          orderId: order.id
-        })
-        if (Option.isNone(debit)) {
+        const { balance_after, entry_created_at, entry_id, ...order } = row
+        if (entry_id === null || balance_after === null || entry_created_at === null) {
           const balance = Option.match(yield* wallet.balances(accountId), {
             onNone: () => 0n,
             onSome: (b) => b.main
@@ -217,16 +249,18 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
             required: price
           })
         }
+        const debit: Moved = { entryId: Number(entry_id), balanceAfter: int8(balance_after), createdAt: entry_created_at }
         if (bundle.has_webhook) {
           yield* wallet.announce(
             { accountId, wallet: "main", amount: -price, reason: "order" },
-            debit.value,
+            debit,
             order.order_number as Order.OrderNumber
           )
+          if (delivered) yield* webhooks.enqueue(accountId, { type: "order.successful", data: toOrder(order) })
         }
         return Placed.Created({
           order: { ...order, bundle_key: bundle.key, network_slug: bundle.network_slug },
-          balanceAfter: debit.value.balanceAfter,
+          balanceAfter: debit.balanceAfter,
           hasWebhook: bundle.has_webhook
         })
       })).pipe(
@@ -314,6 +348,10 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
           walletBalance: Option.match(balance, { onNone: () => 0n, onSome: (b) => b.main }),
           replayed: true
         } satisfies Placement
+      }
+      // Delivered with its placement: nothing is left to record.
+      if (placed.order.status !== "pending") {
+        return { order: toOrder(placed.order), walletBalance: placed.balanceAfter, replayed: false } satisfies Placement
       }
       // The order is paid for and committed: record its outcome even if the caller goes away.
       const settled = yield* Effect.uninterruptible(orDie(fulfil(placed.order)))
