@@ -66,8 +66,8 @@ const apiErrorTest = (api: HttpApi.HttpApi.Any) => {
   return (u: unknown): boolean => is(u)
 }
 
-const setHeader = (name: string, value: string) =>
-  HttpApp.appendPreResponseHandler((_, response) => Effect.succeed(HttpServerResponse.setHeader(response, name, value)))
+/** Headers the gateway adds to a request's response, whatever the answer: one pre-response handler sets them all. */
+type ResponseHeaders = Record<string, string>
 
 /** The gateway as an `HttpApiBuilder.middleware` function, for `api` described by `routes`. */
 export const make = (api: HttpApi.HttpApi.Any, routes: Routes.Routes) =>
@@ -81,18 +81,13 @@ export const make = (api: HttpApi.HttpApi.Any, routes: Routes.Routes) =>
     const authFailures: ReadonlyArray<RateLimiter.Quota> = [{ scope: "auth", limit: settings.authFailureLimit }]
 
     /** Sends a decision's headers with the response; a refusal is a 429. */
-    const enforce = (decision: RateLimiter.RateDecision) =>
+    const enforce = (decision: RateLimiter.RateDecision, headers: ResponseHeaders) =>
       Effect.gen(function*() {
-        const headers: Record<string, string> = {
-          "x-ratelimit-limit": String(decision.limit),
-          "x-ratelimit-remaining": String(decision.remaining),
-          "x-ratelimit-reset": String(decision.resetSeconds)
-        }
-        if (!decision.allowed) headers["retry-after"] = String(decision.retryAfterSeconds)
-        yield* HttpApp.appendPreResponseHandler((_, response) =>
-          Effect.succeed(HttpServerResponse.setHeaders(response, headers))
-        )
+        headers["x-ratelimit-limit"] = String(decision.limit)
+        headers["x-ratelimit-remaining"] = String(decision.remaining)
+        headers["x-ratelimit-reset"] = String(decision.resetSeconds)
         if (!decision.allowed) {
+          headers["retry-after"] = String(decision.retryAfterSeconds)
           return yield* new ApiError.RateLimited({
             message: `Rate limit exceeded (${decision.limit} per minute for ${
               SCOPE_NAMES[decision.scope]
@@ -108,7 +103,12 @@ export const make = (api: HttpApi.HttpApi.Any, routes: Routes.Routes) =>
      * credentials are looked at first and never refused here, so no one behind a shared
      * address can lock the others out.
      */
-    const identify = (request: HttpServerRequest.HttpServerRequest, area: Routes.Area, address: string) =>
+    const identify = (
+      request: HttpServerRequest.HttpServerRequest,
+      area: Routes.Area,
+      address: string,
+      headers: ResponseHeaders
+    ) =>
       Effect.gen(function*() {
         const given = area.credentials === "apiKey"
           ? request.headers[ApiKey.API_KEY_HEADER]
@@ -124,13 +124,18 @@ export const make = (api: HttpApi.HttpApi.Any, routes: Routes.Routes) =>
         if (area.credentials === "apiKey") subjects.push(`key-prefix:${Tokens.displayPrefix(given)}`)
         for (const subject of subjects) {
           const decision = yield* limiter.consume(subject, authFailures)
-          if (!decision.allowed) yield* enforce(decision)
+          if (!decision.allowed) yield* enforce(decision, headers)
         }
         return { _tag: "Refused" } as const
       })
 
     /** Counts the request toward its scopes, for its account or (without one) its address. */
-    const admit = (policy: Routes.Area["policy"], caller: RequestContext.Caller, address: string) =>
+    const admit = (
+      policy: Routes.Area["policy"],
+      caller: RequestContext.Caller,
+      address: string,
+      headers: ResponseHeaders
+    ) =>
       Effect.gen(function*() {
         if (policy.rateLimitScopes.length === 0) return
         const limits = caller._tag === "Reseller" ? caller.principal.limits : {}
@@ -139,7 +144,7 @@ export const make = (api: HttpApi.HttpApi.Any, routes: Routes.Routes) =>
           scope,
           limit: limits[scope] ?? settings.rateLimits[scope]
         }))
-        yield* enforce(yield* limiter.consume(subject, quotas))
+        yield* enforce(yield* limiter.consume(subject, quotas), headers)
       })
 
     /**
@@ -210,26 +215,28 @@ export const make = (api: HttpApi.HttpApi.Any, routes: Routes.Routes) =>
       request: HttpServerRequest.HttpServerRequest,
       decision: Routes.Decision,
       target: { readonly path: string; readonly query: string },
-      bodyRead: Effect.Effect<void>
+      bodyRead: Effect.Effect<void>,
+      headers: ResponseHeaders
     ) =>
       Effect.gen(function*() {
-        const notFound = new ApiError.NotFound({ message: `No route for ${request.method} ${target.path}` })
+        // Built only when it is the answer: an error captures a stack trace.
+        const notFound = () => new ApiError.NotFound({ message: `No route for ${request.method} ${target.path}` })
         const { area } = decision
-        if (area === undefined) return yield* notFound
+        if (area === undefined) return yield* notFound()
         const address = ClientAddress.of(request, trusted)
-        const caller = yield* identify(request, area, address)
+        const caller = yield* identify(request, area, address, headers)
         if (caller._tag === "Reseller") {
           ;(yield* FiberRef.get(RequestContext.current)).accountId = caller.principal.accountId
         }
         const policy = decision._tag === "Endpoint" ? decision.endpoint.policy : area.policy
-        yield* admit(policy, caller, address)
+        yield* admit(policy, caller, address, headers)
         if (decision._tag === "MethodNotAllowed") {
-          yield* setHeader("allow", decision.allowed.join(", "))
+          headers.allow = decision.allowed.join(", ")
           return yield* new ApiError.MethodNotAllowed({
             message: `${request.method} is not allowed on ${target.path}; use ${decision.allowed.join(" or ")}`
           })
         }
-        if (decision._tag === "NotFound") return yield* notFound
+        if (decision._tag === "NotFound") return yield* notFound()
         const { endpoint } = decision
         const body = endpoint.hasPayload
           ? yield* Effect.tap(readBody(request, endpoint.policy.bodyLimit), () => bodyRead)
@@ -238,7 +245,7 @@ export const make = (api: HttpApi.HttpApi.Any, routes: Routes.Routes) =>
           return yield* Auth.refusal(area.credentials, caller._tag === "Refused")
         }
         if (Option.isSome(body.invalid)) return yield* body.invalid.value
-        if (endpoint.policy.carriesSecret) yield* setHeader("cache-control", "no-store")
+        if (endpoint.policy.carriesSecret) headers["cache-control"] = "no-store"
         const routed = RequestBody.withBody(request.modify({ url: target.path + target.query }), body.text, body.json)
         return yield* app.pipe(
           Effect.provideService(HttpServerRequest.HttpServerRequest, routed),
@@ -254,13 +261,14 @@ export const make = (api: HttpApi.HttpApi.Any, routes: Routes.Routes) =>
         // A body not read to its end (refused, too large, too slow, or for an endpoint
         // without a payload) is not worth draining: the connection closes after the answer.
         let unread = carriesBody(request)
+        const headers: ResponseHeaders = {}
         yield* HttpApp.appendPreResponseHandler((_, response) =>
-          Effect.succeed(unread ? HttpServerResponse.setHeader(response, "connection", "close") : response)
+          Effect.succeed(HttpServerResponse.setHeaders(response, unread ? { ...headers, connection: "close" } : headers))
         )
         const bodyRead = Effect.sync(() => {
           unread = false
         })
-        return yield* handle(app, request, decision, target, bodyRead).pipe(
+        return yield* handle(app, request, decision, target, bodyRead, headers).pipe(
           Effect.catchAllCause((cause) => toEnvelope(cause, request, decision, target.path))
         )
       })

@@ -3,7 +3,7 @@
  * start-up banner and, with `--demo`, the demo set-up.
  */
 import { formatGhs } from "@databundle/contract/Money"
-import { HttpApiBuilder, HttpServer } from "@effect/platform"
+import { HttpApiBuilder, HttpMiddleware, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { ConfigProvider, Console, Duration, Effect, Layer, Option, Runtime } from "effect"
 import * as path from "node:path"
@@ -133,7 +133,8 @@ const single = (options: ServeOptions, quiet: boolean) =>
       )
     }))
     return started.pipe(
-      Layer.provideMerge(HttpApiBuilder.serve(Http.middleware)),
+      // No tracer is configured, so the platform's span per request would only cost time.
+      Layer.provideMerge(HttpApiBuilder.serve(Http.middleware).pipe(HttpMiddleware.withTracerDisabledWhen(() => true))),
       Layer.provide(NodeHttpServer.layer(() => server, { port, host })),
       Layer.provide(Http.AppLive),
       Layer.provide(Database.layer)
