@@ -20,6 +20,7 @@ import { parseArgs } from "node:util"
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
 export const SERVER_DIR = path.join(ROOT, "packages/server")
 export const SERVER_BIN = path.join(SERVER_DIR, "dist/bin.mjs")
+export const PROBE = path.join(ROOT, "bench/probe.mjs")
 export const CATALOG_FILE = path.join(ROOT, "examples/catalog.json")
 export const DEFAULT_PG = "postgres://postgres@127.0.0.1:5432"
 
@@ -478,12 +479,16 @@ export async function startServer({
   port,
   args = [],
   env: extraEnv = {},
-  onUnexpectedExit
+  onUnexpectedExit,
+  script = SERVER_BIN,
+  scriptArgs
 }) {
   const env = { ...process.env }
   for (const variable of CLEARED_ENV) delete env[variable]
   env.BUNDLES_ADMIN_TOKEN = token
   env.BUNDLES_DATA_DIR = path.join(tmp, "data")
+  // The CPU probe (bench/probe.mjs) answers in here.
+  env.BENCH_PROBE_DIR = fs.mkdtempSync(path.join(tmp, "probe-"))
   if (databaseUrl !== undefined) env.DATABASE_URL = databaseUrl
   for (const [variable, value] of Object.entries(extraEnv)) {
     if (value === undefined) delete env[variable]
@@ -498,7 +503,13 @@ export async function startServer({
   // The server logs one line per request; a file keeps that off the load generator's CPU.
   const child = spawn(
     process.execPath,
-    [SERVER_BIN, "serve", "--port", String(port), "--host", "127.0.0.1", ...args],
+    [
+      "--import",
+      PROBE,
+      script,
+      ...(scriptArgs ?? ["serve", "--port", String(port), "--host", "127.0.0.1"]),
+      ...args
+    ],
     { cwd: ROOT, env, stdio: ["ignore", out, err] }
   )
   fs.closeSync(out)
@@ -514,7 +525,8 @@ export async function startServer({
     errFile,
     exited: undefined,
     stopping: false,
-    url: undefined
+    url: undefined,
+    probeDir: env.BENCH_PROBE_DIR
   }
   const exited = new Promise((resolve) =>
     child.on("exit", (code, signal) => {
@@ -578,6 +590,82 @@ export async function startServer({
 
 // ---------------------------------------------------------------------------------------------
 // Process figures
+
+/** The process and every process below it (the workers of `serve --workers`), from /proc. */
+export const processTree = (pid) => {
+  if (pid === undefined) return []
+  const children = new Map()
+  let entries = []
+  try {
+    entries = fs.readdirSync("/proc").filter((name) => /^\d+$/.test(name))
+  } catch {
+    return [pid]
+  }
+  for (const name of entries) {
+    try {
+      const stat = fs.readFileSync(`/proc/${name}/stat`, "utf8")
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1])
+      if (!children.has(ppid)) children.set(ppid, [])
+      children.get(ppid).push(Number(name))
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const all = []
+  const visit = (p) => {
+    all.push(p)
+    for (const child of children.get(p) ?? []) visit(child)
+  }
+  visit(pid)
+  return all
+}
+
+/**
+ * CPU seconds (user + system) and RSS (kB) of a process tree, as each process counts them
+ * itself (`process.cpuUsage`, through bench/probe.mjs, asked with SIGUSR2); a process that does
+ * not answer within 2 s is read from /proc instead. Undefined when nothing can be read.
+ */
+export async function processUsage(pid, probeDir) {
+  if (pid === undefined) return undefined
+  let cpu = 0
+  let rss = 0
+  let any = false
+  for (const p of processTree(pid)) {
+    let sample
+    if (probeDir !== undefined) {
+      const file = path.join(probeDir, `${p}.json`)
+      fs.rmSync(file, { force: true })
+      try {
+        process.kill(p, "SIGUSR2")
+        for (let i = 0; i < 400 && !fs.existsSync(file); i++) await sleep(5)
+        sample = JSON.parse(fs.readFileSync(file, "utf8"))
+      } catch {
+        sample = undefined
+      }
+    }
+    if (sample !== undefined) {
+      cpu += (sample.user + sample.system) / 1e6
+      rss += sample.rss / 1024
+      any = true
+    } else {
+      const seconds = cpuSeconds(p)
+      const kb = rssKb(p)
+      if (seconds !== undefined) {
+        cpu += seconds
+        rss += kb ?? 0
+        any = true
+      }
+    }
+  }
+  return any ? { cpu, rssKb: rss } : undefined
+}
+
+/** Summed VmRSS of a process tree in kB (cheap enough to sample every second). */
+export const treeRssKb = (pid) => {
+  const tree = processTree(pid)
+  if (tree.length === 0) return undefined
+  return tree.reduce((sum, p) => sum + (rssKb(p) ?? 0), 0)
+}
 
 /** VmRSS of a process in kB, from /proc/<pid>/status; undefined when it cannot be read. */
 export const rssKb = (pid) => {

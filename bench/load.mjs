@@ -20,7 +20,6 @@ import {
   auditCheck,
   buildServer,
   checkBinary,
-  cpuSeconds,
   createAccount,
   DEFAULT_PG,
   fail,
@@ -39,14 +38,16 @@ import {
   printProblems,
   problem,
   problems,
+  processUsage,
   readServerLog,
   reconcileOrders,
+  request,
   requireLoopbackPg,
   ROOT,
-  rssKb,
   runMain,
   runState,
-  startServer as spawnServer
+  startServer as spawnServer,
+  treeRssKb
 } from "./lib.mjs"
 
 const FUNDS_CEDIS = 10_000_000
@@ -69,16 +70,21 @@ Target (default: start our own server on a fresh Postgres database, dropped afte
   --token TOKEN       its admin token (BUNDLES_ADMIN_TOKEN)
   --pid PID           the running server's process id, for the RSS samples (optional with --url)
   --build             rebuild packages/server/dist/bin.mjs before starting
+  --workers N         start our own server with serve --workers N (Postgres only; default 1)
 
 Load
   --seconds N         length of each measured scenario (default 15)
   --warmup N          warm-up before each scenario, not counted (default 2; 0 for none)
   --connections N     concurrent connections (default 8)
-  --soak N            after the scenarios, N seconds of mixed load with RSS sampling (default 0: off)
+  --scenarios LIST    comma-separated, in order, from: orders, networks, bundles, balance, order, list
+                      (default orders,networks)
+  --soak N            after the scenarios, N seconds of load with RSS sampling (default 0: off)
+  --soak-mix MIX      what the soak sends: mixed (orders, networks, balance) or orders (default mixed)
   --timeout N         per-request timeout in seconds (default 10)
 
 Output
   --json FILE         also write every figure to FILE as JSON
+  --save-networks FILE  write the body of GET /api/v1/networks to FILE (for the floor servers of bench/suite.mjs)
   --keep              keep the database / data directory and the server log (paths are printed)
   --skip-catalog      with --url: do not import examples/catalog.json (use the server's catalogue)
   --help`
@@ -90,12 +96,16 @@ const opts = parseOptions(USAGE, {
   embedded: { type: "boolean", default: false },
   pg: { type: "string", default: DEFAULT_PG },
   build: { type: "boolean", default: false },
+  workers: { type: "string", default: "1" },
+  scenarios: { type: "string", default: "orders,networks" },
+  "soak-mix": { type: "string", default: "mixed" },
   seconds: { type: "string", default: "15" },
   warmup: { type: "string", default: "2" },
   connections: { type: "string", default: "8" },
   soak: { type: "string", default: "0" },
   timeout: { type: "string", default: "10" },
   json: { type: "string" },
+  "save-networks": { type: "string" },
   keep: { type: "boolean", default: false },
   "skip-catalog": { type: "boolean", default: false }
 })
@@ -105,6 +115,16 @@ const WARMUP = intOption(opts, "warmup", 0, 60)
 const CONNECTIONS = intOption(opts, "connections", 1, 1000)
 const SOAK = intOption(opts, "soak", 0, 24 * 3600)
 const TIMEOUT = intOption(opts, "timeout", 1, 600)
+const WORKERS = intOption(opts, "workers", 1, 64)
+const SCENARIOS = opts.scenarios.split(",").map((name) => name.trim()).filter((name) => name !== "")
+const KNOWN_SCENARIOS = ["orders", "networks", "bundles", "balance", "order", "list"]
+for (const name of SCENARIOS) {
+  if (!KNOWN_SCENARIOS.includes(name)) fail(2, `unknown scenario ${name} (known: ${KNOWN_SCENARIOS.join(", ")})`)
+}
+if (!["mixed", "orders"].includes(opts["soak-mix"])) fail(2, "--soak-mix is mixed or orders")
+if (WORKERS > 1 && (opts.embedded || opts.url !== undefined)) {
+  fail(2, "--workers is for our own server on Postgres (the embedded database serves one process)")
+}
 
 if (opts.url !== undefined || opts.token !== undefined) {
   if (opts.url === undefined || opts.token === undefined) fail(2, "--url and --token go together")
@@ -152,12 +172,17 @@ async function startServer() {
     tmp,
     token,
     databaseUrl,
+    args: WORKERS > 1 ? ["--workers", String(WORKERS)] : [],
     onUnexpectedExit: () => {
       for (const instance of activeLoads) instance.stop()
     }
   })
   server.database = database
-  log(`server pid ${server.pid} listening on ${server.url} (${database.kind}, ${database.detail})`)
+  log(
+    `server pid ${server.pid} listening on ${server.url} (${database.kind}, ${database.detail}${
+      WORKERS > 1 ? `, ${WORKERS} workers` : ""
+    })`
+  )
   return server
 }
 
@@ -304,10 +329,14 @@ function printScenario(s) {
   console.log(`  errors / timeouts  ${s.errors} / ${s.timeouts}`)
   console.log(`  status codes       ${statuses}`)
   if (s.serverCpu !== undefined) {
-    console.log(`  server CPU         ${fmt(s.serverCpu * 100)}% of one core (user + system, the server process only)`)
+    console.log(
+      `  server CPU         ${fmt(s.serverCpu * 100)}% of one core, ${
+        fmt(s.cpuMsPerRequest, 3)
+      } ms per request (process.cpuUsage of the server's processes)`
+    )
   }
   if (s.rssBefore !== undefined || s.rssAfter !== undefined) {
-    console.log(`  server RSS         ${mb(s.rssBefore)} before, ${mb(s.rssAfter)} after`)
+    console.log(`  server RSS         ${mb(s.rssBefore)} before, ${mb(s.rssMax)} at most, ${mb(s.rssAfter)} after`)
   }
   for (const [code, bodies] of Object.entries(s.samples)) {
     for (const body of bodies) console.log(`  sample ${code}: ${body}`)
@@ -324,35 +353,52 @@ async function scenario(target, name, makeRequests) {
   if (runState.interrupted || target.exited) return undefined
   log(`${name}: ${SECONDS} s at ${CONNECTIONS} connections`)
   const tally = newTally()
-  const rssBefore = rssKb(target.pid)
-  const cpuBefore = cpuSeconds(target.pid)
-  const result = await runLoad({ url: target.url, seconds: SECONDS, requests: makeRequests(tally) })
+  const rssBefore = treeRssKb(target.pid)
+  let rssMax = rssBefore
+  const rssTimer = setInterval(() => {
+    rssMax = Math.max(rssMax ?? 0, treeRssKb(target.pid) ?? 0)
+  }, 1000)
+  const usageBefore = await processUsage(target.pid, target.probeDir)
+  let result
+  try {
+    result = await runLoad({ url: target.url, seconds: SECONDS, requests: makeRequests(tally) })
+  } finally {
+    clearInterval(rssTimer)
+  }
   if (runState.interrupted) return undefined
+  const usageAfter = await processUsage(target.pid, target.probeDir)
+  const cpu = usageBefore && usageAfter ? usageAfter.cpu - usageBefore.cpu : undefined
+  const rssAfter = treeRssKb(target.pid)
   const s = summarize(name, result, tally, {
     rssBefore,
-    rssAfter: rssKb(target.pid),
-    serverCpu: cpuBefore === undefined ? undefined : (cpuSeconds(target.pid) - cpuBefore) / result.duration
+    rssAfter,
+    rssMax: Math.max(rssMax ?? 0, rssAfter ?? 0) || undefined,
+    serverCpu: cpu === undefined ? undefined : cpu / result.duration,
+    cpuMsPerRequest: cpu === undefined || result.requests.total === 0 ? undefined : cpu * 1000 / result.requests.total
   })
   printScenario(s)
   return s
 }
 
 async function soak(target, ctx) {
-  const name = "mixed: POST /orders + GET /networks + GET /balance"
+  const mixed = opts["soak-mix"] === "mixed"
+  const name = mixed ? "mixed: POST /orders + GET /networks + GET /balance" : "POST /orders"
   log(`soak: ${SOAK} s of ${name} at ${CONNECTIONS} connections, RSS every ${RSS_INTERVAL_MS / 1000} s`)
   const tally = { orders: newTally(), networks: newTally(), balance: newTally() }
   const all = newTally()
-  const requests = [
-    wrapTally(orderRequest(ctx, tally.orders), all),
-    wrapTally(getRequest(ctx, tally.networks, "/api/v1/networks"), all),
-    wrapTally(getRequest(ctx, tally.balance, "/api/v1/balance"), all)
-  ]
+  const requests = mixed
+    ? [
+      wrapTally(orderRequest(ctx, tally.orders), all),
+      wrapTally(getRequest(ctx, tally.networks, "/api/v1/networks"), all),
+      wrapTally(getRequest(ctx, tally.balance, "/api/v1/balance"), all)
+    ]
+    : [wrapTally(orderRequest(ctx, tally.orders), all)]
   const series = []
   const started = Date.now()
-  const sample = () => series.push({ t: Math.round((Date.now() - started) / 1000), kb: rssKb(target.pid) })
+  const sample = () => series.push({ t: Math.round((Date.now() - started) / 1000), kb: treeRssKb(target.pid) })
   sample()
   const timer = setInterval(sample, RSS_INTERVAL_MS)
-  const cpuBefore = cpuSeconds(target.pid)
+  const usageBefore = await processUsage(target.pid, target.probeDir)
   let result
   try {
     result = await runLoad({ url: target.url, seconds: SOAK, requests })
@@ -361,10 +407,13 @@ async function soak(target, ctx) {
   }
   if (runState.interrupted) return undefined
   sample()
+  const usageAfter = await processUsage(target.pid, target.probeDir)
+  const cpu = usageBefore && usageAfter ? usageAfter.cpu - usageBefore.cpu : undefined
   const s = summarize(`soak ${SOAK} s (${name})`, result, all, {
     perEndpoint: Object.fromEntries(Object.entries(tally).map(([k, t]) => [k, t.statuses])),
     rss: series,
-    serverCpu: cpuBefore === undefined ? undefined : (cpuSeconds(target.pid) - cpuBefore) / result.duration
+    serverCpu: cpu === undefined ? undefined : cpu / result.duration,
+    cpuMsPerRequest: cpu === undefined || result.requests.total === 0 ? undefined : cpu * 1000 / result.requests.total
   })
   printScenario(s)
   for (const [endpoint, statuses] of Object.entries(s.perEndpoint)) {
@@ -498,7 +547,7 @@ async function main() {
       `at most ${orders.budget.toLocaleString("en")} orders`
   )
   const ctx = { apiKey, bundleIds: chosen.map((b) => b.id) }
-  const rssStart = rssKb(target.pid)
+  const rssStart = treeRssKb(target.pid)
   if (rssStart !== undefined) log(`server RSS after seeding: ${mb(rssStart)}`)
 
   // 3. The scenarios
@@ -509,8 +558,38 @@ async function main() {
     const s = await scenario(target, name, makeRequests)
     if (s) results.push(s)
   }
-  await run("POST /api/v1/orders", (tally) => [orderRequest(ctx, tally)])
-  await run("GET /api/v1/networks", (tally) => [getRequest(ctx, tally, "/api/v1/networks")])
+  // One order to read back in the `order` scenario, counted like every other.
+  let orderNumber
+  if (SCENARIOS.includes("order")) {
+    const phone = nextPhone()
+    orders.sent++
+    const placed = await request("POST", `${target.url}/api/v1/orders`, {
+      headers: { "x-api-key": apiKey },
+      body: { bundle_id: ctx.bundleIds[0], phone_number: phone }
+    })
+    orders.acknowledged++
+    orderNumber = placed.json.order.order_number
+  }
+  const networkId = active[0].networkId
+  if (opts["save-networks"] !== undefined) {
+    fs.writeFileSync(opts["save-networks"], JSON.stringify((await api("/networks")).json))
+  }
+  const scenarios = {
+    orders: ["POST /api/v1/orders", (tally) => [orderRequest(ctx, tally)]],
+    networks: ["GET /api/v1/networks", (tally) => [getRequest(ctx, tally, "/api/v1/networks")]],
+    bundles: [
+      "GET /api/v1/networks/{id}/bundles",
+      (tally) => [getRequest(ctx, tally, `/api/v1/networks/${networkId}/bundles`)]
+    ],
+    balance: ["GET /api/v1/balance", (tally) => [getRequest(ctx, tally, "/api/v1/balance")]],
+    order: ["GET /api/v1/orders/{order_number}", (tally) => [getRequest(ctx, tally, `/api/v1/orders/${orderNumber}`)]],
+    list: ["GET /api/v1/orders?per_page=20", (tally) => [getRequest(ctx, tally, "/api/v1/orders?per_page=20")]]
+  }
+  for (const key of SCENARIOS) {
+    const [name, makeRequests] = scenarios[key]
+    await run(name, (tally) => makeRequests(tally))
+    if (results.at(-1)?.scenario === name) results.at(-1).key = key
+  }
 
   // 4. The soak
   let soakResult
@@ -598,19 +677,21 @@ async function main() {
   }
 
   // 6. Summary
-  const rssEnd = rssKb(target.pid)
+  const rssEnd = treeRssKb(target.pid)
   env.loadAfter = os.loadavg()[0]
   const lines = []
   lines.push("")
   lines.push("### Load test results")
   lines.push("")
-  lines.push("| Scenario | Connections | req/s (mean) | p50 (ms) | p99 (ms) | Requests | Non-2xx | Errors |")
-  lines.push("|---|---:|---:|---:|---:|---:|---:|---:|")
+  lines.push(
+    "| Scenario | Connections | req/s (mean) | p50 (ms) | p99 (ms) | CPU ms/req | RSS max | Requests | Non-2xx | Errors |"
+  )
+  lines.push("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
   for (const s of results) {
     lines.push(
-      `| ${s.scenario} | ${s.connections} | ${
-        fmt(s.rps, 0)
-      } | ${s.p50} | ${s.p99} | ${s.total} | ${s.non2xx} | ${s.errors} |`
+      `| ${s.scenario} | ${s.connections} | ${fmt(s.rps, 0)} | ${s.p50} | ${s.p99} | ${fmt(s.cpuMsPerRequest, 3)} | ${
+        mb(s.rssMax ?? s.rssFirst)
+      } | ${s.total} | ${s.non2xx} | ${s.errors} |`
     )
   }
   lines.push("")

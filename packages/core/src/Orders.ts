@@ -249,7 +249,11 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
             required: price
           })
         }
-        const debit: Moved = { entryId: Number(entry_id), balanceAfter: int8(balance_after), createdAt: entry_created_at }
+        const debit: Moved = {
+          entryId: Number(entry_id),
+          balanceAfter: int8(balance_after),
+          createdAt: entry_created_at
+        }
         if (bundle.has_webhook) {
           yield* wallet.announce(
             { accountId, wallet: "main", amount: -price, reason: "order" },

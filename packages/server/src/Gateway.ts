@@ -263,7 +263,9 @@ export const make = (api: HttpApi.HttpApi.Any, routes: Routes.Routes) =>
         let unread = carriesBody(request)
         const headers: ResponseHeaders = {}
         yield* HttpApp.appendPreResponseHandler((_, response) =>
-          Effect.succeed(HttpServerResponse.setHeaders(response, unread ? { ...headers, connection: "close" } : headers))
+          Effect.succeed(
+            HttpServerResponse.setHeaders(response, unread ? { ...headers, connection: "close" } : headers)
+          )
         )
         const bodyRead = Effect.sync(() => {
           unread = false

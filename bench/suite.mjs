@@ -1,0 +1,396 @@
+#!/usr/bin/env node
+// `pnpm bench`: every figure of docs/benchmarks.md in one run, each beside its reference and
+// the ratio to it, so the figures of a busy machine still compare with each other:
+//
+//   POST /orders on Postgres          vs  pgbench tpcb-like, scale 1, same clients
+//   GET /networks (and other reads)   vs  a bare Effect HttpApi server with the same body,
+//                                          and raw node:http with the same body
+//   serve --workers 2                 vs  one worker
+//   the embedded database (PGlite)    vs  Postgres
+//   bundles --version                 vs  node -e 0
+//
+// with the CPU each request cost the server (its processes' own process.cpuUsage) and their
+// resident memory. About 4 to 5 minutes by default; the 5-minute memory run of the embedded
+// database is separate: `pnpm bench:memory`.
+//
+//   pnpm bench                      # 10 s per scenario after a 2 s warm-up, 8 connections
+//   pnpm bench -- --seconds 20 --json bench.json
+import autocannon from "autocannon"
+import { spawn, spawnSync } from "node:child_process"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import {
+  DEFAULT_PG,
+  fmt,
+  intOption,
+  log,
+  makeTempDir,
+  mb,
+  parseOptions,
+  postgres,
+  processUsage,
+  requireLoopbackPg,
+  ROOT,
+  runMain,
+  runState,
+  startServer,
+  treeRssKb
+} from "./lib.mjs"
+
+const USAGE = `Usage: node bench/suite.mjs [options]      (or: pnpm bench -- [options])
+
+  --seconds N       length of each measured scenario (default 10)
+  --warmup N        warm-up before each scenario (default 2)
+  --connections N   connections, and pgbench clients (default 8)
+  --pg URL          Postgres server for the throw-away databases (default ${DEFAULT_PG})
+  --skip LIST       leave out parts: pgbench, floors, workers, embedded, cli (comma-separated)
+  --json FILE       also write every figure as JSON
+  --build           rebuild the server and the CLI first
+  --help`
+
+const opts = parseOptions(USAGE, {
+  seconds: { type: "string", default: "10" },
+  warmup: { type: "string", default: "2" },
+  connections: { type: "string", default: "8" },
+  pg: { type: "string", default: DEFAULT_PG },
+  skip: { type: "string", default: "" },
+  json: { type: "string" },
+  build: { type: "boolean", default: false }
+})
+const SECONDS = intOption(opts, "seconds", 1, 3600)
+const WARMUP = intOption(opts, "warmup", 0, 60)
+const CONNECTIONS = intOption(opts, "connections", 1, 1000)
+const SKIP = new Set(opts.skip.split(",").map((s) => s.trim()).filter((s) => s !== ""))
+requireLoopbackPg(opts.pg)
+
+const tmp = makeTempDir({ prefix: "bundles-suite-" })
+const pg = postgres(opts.pg)
+
+/** Runs bench/load.mjs with `args`; resolves to its JSON figures (and its exit status). */
+function loadTest(name, args) {
+  const json = path.join(tmp, `${name}.json`)
+  log(`${name}: node bench/load.mjs ${args.join(" ")}`)
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [
+      path.join(ROOT, "bench/load.mjs"),
+      "--seconds",
+      String(SECONDS),
+      "--warmup",
+      String(WARMUP),
+      "--connections",
+      String(CONNECTIONS),
+      "--pg",
+      opts.pg,
+      "--json",
+      json,
+      ...args
+    ], { stdio: ["ignore", "pipe", "inherit"] })
+    const out = fs.createWriteStream(path.join(tmp, `${name}.txt`))
+    child.stdout.on("data", (chunk) => {
+      out.write(chunk)
+      // The scenario lines, indented, so the run can be followed.
+      for (const line of String(chunk).split("\n")) {
+        if (/requests\/s|latency|server CPU|non-2xx  |reconciliation|audit|!!/.test(line)) {
+          console.log(`  ${line.trim()}`)
+        }
+      }
+    })
+    child.on("exit", (code) => {
+      out.end()
+      let figures
+      try {
+        figures = JSON.parse(fs.readFileSync(json, "utf8"))
+      } catch {
+        figures = undefined
+      }
+      resolve({ code, figures })
+    })
+  })
+}
+
+const scenarioOf = (run, key) => run?.figures?.results?.find((r) => r.key === key)
+
+/** pgbench tpcb-like at scale 1 with `clients` clients for `seconds`: its tps. */
+async function pgbench(clients, seconds) {
+  if (spawnSync("pgbench", ["--version"], { encoding: "utf8" }).status !== 0) {
+    log("pgbench not found (Debian: apt-get install postgresql-contrib): no database reference")
+    return undefined
+  }
+  const db = await pg.createDatabase()
+  const url = new URL(db.url)
+  const conn = ["-h", url.hostname, "-p", url.port || "5432", "-U", decodeURIComponent(url.username || "postgres")]
+  const init = spawnSync("pgbench", [...conn, "-i", "-s", "1", "-q", db.name], { encoding: "utf8" })
+  if (init.status !== 0) throw new Error(`pgbench -i failed: ${init.stderr}`)
+  log(`pgbench tpcb-like, scale 1, ${clients} clients, ${seconds} s`)
+  const run = spawnSync(
+    "pgbench",
+    [
+      ...conn,
+      "-b",
+      "tpcb-like",
+      "-c",
+      String(clients),
+      "-j",
+      String(Math.min(clients, 2)),
+      "-T",
+      String(seconds),
+      db.name
+    ],
+    { encoding: "utf8" }
+  )
+  if (run.status !== 0) throw new Error(`pgbench failed: ${run.stderr}`)
+  const tps = Number(/tps = ([\d.]+)/.exec(run.stdout)?.[1])
+  const latency = Number(/latency average = ([\d.]+) ms/.exec(run.stdout)?.[1])
+  console.log(`  pgbench            ${fmt(tps, 0)} tps, mean latency ${fmt(latency, 1)} ms`)
+  return { tps, latencyMs: latency }
+}
+
+/** A floor server (bench/floor.mjs) under GET /api/v1/networks: req/s, latency, CPU per request. */
+async function floor(mode, bodyFile) {
+  const server = await startServer({
+    tmp,
+    token: "none",
+    name: `floor-${mode}`,
+    script: path.join(ROOT, "bench/floor.mjs"),
+    scriptArgs: ["--mode", mode, "--body", bodyFile, "--port", "0"]
+  })
+  try {
+    const request = { method: "GET", path: "/api/v1/networks", headers: { accept: "application/json" } }
+    const run = (seconds) =>
+      new Promise((resolve, reject) =>
+        autocannon(
+          { url: server.url, connections: CONNECTIONS, duration: seconds, requests: [request] },
+          (error, result) => error ? reject(error) : resolve(result)
+        )
+      )
+    if (WARMUP > 0) await run(WARMUP)
+    const before = await processUsage(server.pid, server.probeDir)
+    const result = await run(SECONDS)
+    const after = await processUsage(server.pid, server.probeDir)
+    const cpu = before && after ? after.cpu - before.cpu : undefined
+    const figures = {
+      rps: result.requests.mean,
+      p50: result.latency.p50,
+      p99: result.latency.p99,
+      non2xx: result.non2xx,
+      cpuMsPerRequest: cpu === undefined ? undefined : cpu * 1000 / result.requests.total,
+      rss: treeRssKb(server.pid)
+    }
+    console.log(
+      `  ${mode.padEnd(8)}           ${fmt(figures.rps, 0)} req/s, p50 ${figures.p50} ms, p99 ${figures.p99} ms, ${
+        fmt(figures.cpuMsPerRequest, 3)
+      } ms CPU per request`
+    )
+    return figures
+  } finally {
+    await server.stop()
+  }
+}
+
+/** Median wall time of `node -e 0` and `bundles --version`, in turns, with the CLI's code cache warm. */
+function cliStartup(runs = 15) {
+  const cli = path.join(ROOT, "packages/cli/dist/bundles.mjs")
+  if (!fs.existsSync(cli)) return undefined
+  const env = { PATH: process.env.PATH ?? "", HOME: tmp, XDG_CACHE_HOME: path.join(tmp, "cache"), NO_COLOR: "1" }
+  const time = (args) => {
+    const started = process.hrtime.bigint()
+    const result = spawnSync(process.execPath, args, { env, stdio: "ignore" })
+    if (result.status !== 0) throw new Error(`node ${args.join(" ")} exited ${result.status}`)
+    return Number(process.hrtime.bigint() - started) / 1e6
+  }
+  time(["-e", "0"])
+  time([cli, "--version"]) // writes the code cache
+  const node = []
+  const version = []
+  for (let i = 0; i < runs; i++) {
+    node.push(time(["-e", "0"]))
+    version.push(time([cli, "--version"]))
+  }
+  const median = (list) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)]
+  return { node: median(node), version: median(version), runs }
+}
+
+const ratio = (a, b) => a === undefined || b === undefined || b === 0 ? undefined : a / b
+const x = (r) => r === undefined ? "n/a" : `${r.toFixed(2)}x`
+const verdict = (ok) => ok === undefined ? "" : ok ? "met" : "NOT MET"
+
+runMain("bench suite", async () => {
+  if (opts.build) {
+    for (const pkg of ["server", "cli"]) {
+      if (
+        spawnSync(process.execPath, [path.join(ROOT, `packages/${pkg}/build.mjs`)], { stdio: "inherit" }).status !== 0
+      ) {
+        throw new Error(`the ${pkg} build failed`)
+      }
+    }
+  }
+  const env = {
+    node: process.version,
+    cpus: os.cpus().length,
+    cpuModel: os.cpus()[0]?.model?.trim() ?? "unknown",
+    commit: spawnSync("git", ["rev-parse", "--short", "HEAD"], { cwd: ROOT, encoding: "utf8" }).stdout?.trim(),
+    loadBefore: os.loadavg()[0]
+  }
+  console.log(`Benchmark suite: node ${env.node}, ${env.cpus} CPUs (${env.cpuModel}), commit ${env.commit}`)
+  console.log(
+    `load average (1 min) before: ${env.loadBefore.toFixed(2)}${
+      env.loadBefore > env.cpus / 2 ? " (busy machine: compare ratios, not absolute figures)" : ""
+    }`
+  )
+  const bodyFile = path.join(tmp, "networks.json")
+  const figures = { env }
+
+  console.log("\n== Postgres, one server process")
+  figures.postgres = await loadTest("postgres", [
+    "--scenarios",
+    "orders,networks,bundles,balance,order,list",
+    "--save-networks",
+    bodyFile
+  ])
+  if (!SKIP.has("pgbench") && !runState.interrupted) {
+    console.log("\n== pgbench (the database alone)")
+    figures.pgbench = await pgbench(CONNECTIONS, SECONDS)
+  }
+  if (!SKIP.has("floors") && fs.existsSync(bodyFile) && !runState.interrupted) {
+    console.log("\n== floors: the same GET /api/v1/networks body")
+    figures.httpapi = await floor("httpapi", bodyFile)
+    figures.raw = await floor("raw", bodyFile)
+  }
+  if (!SKIP.has("workers") && !runState.interrupted) {
+    console.log("\n== Postgres, serve --workers 2")
+    figures.workers = await loadTest("workers", ["--workers", "2", "--scenarios", "orders,networks"])
+  }
+  if (!SKIP.has("embedded") && !runState.interrupted) {
+    console.log("\n== embedded database (PGlite)")
+    figures.embedded = await loadTest("embedded", ["--embedded", "--scenarios", "orders,networks"])
+  }
+  if (!SKIP.has("cli") && !runState.interrupted) {
+    console.log("\n== bundles --version cold start")
+    figures.cli = cliStartup()
+    if (figures.cli) {
+      console.log(`  node -e 0 ${fmt(figures.cli.node, 1)} ms, bundles --version ${fmt(figures.cli.version, 1)} ms`)
+    }
+  }
+  if (runState.interrupted) return 130
+  env.loadAfter = os.loadavg()[0]
+
+  // The table
+  const orders = scenarioOf(figures.postgres, "orders")
+  const networks = scenarioOf(figures.postgres, "networks")
+  const rows = []
+  const row = (what, ours, reference, r, target) => rows.push({ what, ours, reference, ratio: r, target })
+  const reqs = (s) =>
+    s === undefined
+      ? "n/a"
+      : `${fmt(s.rps, 0)} req/s, p99 ${s.p99} ms, ${fmt(s.cpuMsPerRequest, 3)} ms CPU/req, RSS ≤ ${mb(s.rssMax)}`
+  const ordersRatio = ratio(orders?.rps, figures.pgbench?.tps)
+  row(
+    `POST /orders, Postgres, ${CONNECTIONS} conn., one account`,
+    reqs(orders),
+    figures.pgbench ? `pgbench tpcb-like s=1 c=${CONNECTIONS}: ${fmt(figures.pgbench.tps, 0)} tps` : "n/a",
+    ordersRatio,
+    `≥ 0.6x, p99 < 25 ms, ≤ 0.5 ms CPU: ${
+      verdict(
+        orders === undefined || ordersRatio === undefined
+          ? undefined
+          : ordersRatio >= 0.6 && orders.p99 < 25 && (orders.cpuMsPerRequest ?? Infinity) <= 0.5
+      )
+    }`
+  )
+  const floorRef = figures.httpapi
+  for (const key of ["networks", "bundles", "balance", "order", "list"]) {
+    const s = scenarioOf(figures.postgres, key)
+    if (s === undefined) continue
+    const r = ratio(s.rps, floorRef?.rps)
+    row(
+      s.scenario,
+      reqs(s),
+      floorRef
+        ? `bare HttpApi GET /networks: ${fmt(floorRef.rps, 0)} req/s, ${fmt(floorRef.cpuMsPerRequest, 3)} ms CPU/req`
+        : "n/a",
+      r,
+      key === "networks" ? `≥ 0.8x: ${verdict(r === undefined ? undefined : r >= 0.8)}` : "not far behind"
+    )
+  }
+  if (figures.raw && networks) {
+    row(
+      "GET /api/v1/networks",
+      reqs(networks),
+      `raw node:http: ${fmt(figures.raw.rps, 0)} req/s, ${fmt(figures.raw.cpuMsPerRequest, 3)} ms CPU/req`,
+      ratio(networks.rps, figures.raw.rps),
+      "(what Node alone costs)"
+    )
+  }
+  const workersOrders = scenarioOf(figures.workers, "orders")
+  if (workersOrders) {
+    row(
+      "POST /orders, serve --workers 2",
+      reqs(workersOrders),
+      `one worker: ${fmt(orders?.rps, 0)} req/s`,
+      ratio(workersOrders.rps, orders?.rps),
+      "reported"
+    )
+  }
+  const workersNetworks = scenarioOf(figures.workers, "networks")
+  if (workersNetworks) {
+    row(
+      "GET /networks, serve --workers 2",
+      reqs(workersNetworks),
+      `one worker: ${fmt(networks?.rps, 0)} req/s`,
+      ratio(workersNetworks.rps, networks?.rps),
+      "reported"
+    )
+  }
+  const embeddedOrders = scenarioOf(figures.embedded, "orders")
+  if (embeddedOrders) {
+    const r = ratio(embeddedOrders.rps, orders?.rps)
+    row(
+      "POST /orders, embedded PGlite",
+      reqs(embeddedOrders),
+      `Postgres: ${fmt(orders?.rps, 0)} req/s`,
+      r,
+      `≥ 0.5x: ${verdict(r === undefined ? undefined : r >= 0.5)}`
+    )
+  }
+  const embeddedNetworks = scenarioOf(figures.embedded, "networks")
+  if (embeddedNetworks) {
+    row(
+      "GET /networks, embedded PGlite",
+      reqs(embeddedNetworks),
+      `Postgres: ${fmt(networks?.rps, 0)} req/s`,
+      ratio(embeddedNetworks.rps, networks?.rps),
+      "reported"
+    )
+  }
+  if (figures.cli) {
+    const r = ratio(figures.cli.version, figures.cli.node)
+    row(
+      "bundles --version (median, code cache warm)",
+      `${fmt(figures.cli.version, 1)} ms`,
+      `node -e 0: ${fmt(figures.cli.node, 1)} ms`,
+      r,
+      `≤ 2x: ${verdict(r === undefined ? undefined : r <= 2)}`
+    )
+  }
+  console.log("\n### Benchmark suite\n")
+  console.log("| figure | ours | reference | ratio | target |")
+  console.log("|---|---|---|---:|---|")
+  for (const r of rows) console.log(`| ${r.what} | ${r.ours} | ${r.reference} | ${x(r.ratio)} | ${r.target} |`)
+  console.log(
+    `\nNode ${env.node} · ${env.cpus} CPUs (${env.cpuModel}) · ${SECONDS} s per scenario after ${WARMUP} s warm-up · ` +
+      `${CONNECTIONS} connections · autocannon on the same machine · load average ${
+        env.loadBefore.toFixed(2)
+      } before, ` +
+      `${env.loadAfter.toFixed(2)} after · commit ${env.commit}`
+  )
+  const failedRuns = ["postgres", "workers", "embedded"].filter((k) =>
+    figures[k] !== undefined && figures[k].code !== 0
+  )
+  for (const k of failedRuns) {
+    const text = fs.readFileSync(path.join(tmp, `${k}.txt`), "utf8").split("\n").slice(-40).join("\n")
+    console.log(`\n!! the ${k} load test reported a problem; the end of its output:\n${text}`)
+  }
+  if (opts.json) fs.writeFileSync(opts.json, JSON.stringify({ ...figures, rows }, null, 2))
+  return failedRuns.length > 0 ? 1 : 0
+})
