@@ -38,12 +38,14 @@ export const FulfillmentOutcome = Data.taggedEnum<FulfillmentOutcome>()
 export class FulfillmentProvider extends Context.Tag("core/FulfillmentProvider")<FulfillmentProvider, {
   readonly deliver: (request: FulfillmentRequest) => Effect.Effect<FulfillmentOutcome>
   /**
-   * The outcome of an order the provider knows without asking anyone (no I/O, no waiting),
-   * when it knows one. Placement then records a delivery in its own transaction rather than
-   * in a second one after it. A provider that must call out leaves this out (or answers
-   * `None`), and `deliver` is asked after placement commits.
+   * The outcome of an order the provider knows from its number alone, without asking anyone
+   * (no I/O, no waiting), when it knows one. Placement then records a delivery in its own
+   * transaction rather than in a second one after it. A provider that must call out leaves
+   * this out (or answers `None`), and `deliver` is asked after placement commits.
    */
-  readonly decide?: (request: FulfillmentRequest) => Option.Option<FulfillmentOutcome>
+  readonly decide?: (
+    request: Pick<FulfillmentRequest, "orderNumber" | "phoneNumber">
+  ) => Option.Option<FulfillmentOutcome>
 }>() {
   /**
    * The built-in simulator: delivers at once, except that a number ending in `0000` always
@@ -56,7 +58,9 @@ export class FulfillmentProvider extends Context.Tag("core/FulfillmentProvider")
     Effect.gen(function*() {
       const settings = yield* Settings
       // Everything but a `9999` number, whose answer depends on the time.
-      const decide = (request: FulfillmentRequest): Option.Option<FulfillmentOutcome> =>
+      const decide = (
+        request: Pick<FulfillmentRequest, "orderNumber" | "phoneNumber">
+      ): Option.Option<FulfillmentOutcome> =>
         request.phoneNumber.endsWith("0000")
           ? Option.some(FulfillmentOutcome.Failed({ reason: "Simulated network failure (number ends in 0000)" }))
           : request.phoneNumber.endsWith("9999")

@@ -153,67 +153,68 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
           )
         )
 
-    const placeInTransaction = (accountId: number, input: Order.PlaceOrderPayload) =>
-      sql.withTransaction(Effect.gen(function*() {
-        // The price is read here, inside the transaction, never from a cache.
-        const [bundle] = yield* sql<{
-          key: string
-          name: string
-          available: boolean
-          network_name: string
-          network_slug: string
-          price: string
-          has_webhook: boolean
-        }>`
-          SELECT b.key, b.name, b.active AND n.active AS available, n.name AS network_name, n.slug AS network_slug,
-            COALESCE(p.price, b.base_price) AS price, a.webhook_url IS NOT NULL AS has_webhook
-          FROM accounts a
+    /** Why an order could not be placed when its bundle read nothing: a replay, or the bundle's error. */
+    const explainUnplaced = (accountId: number, input: Order.PlaceOrderPayload) =>
+      Effect.gen(function*() {
+        const [bundle] = yield* sql<{ name: string }>`
+          SELECT b.name FROM accounts a
           JOIN bundles b ON b.id = ${input.bundle_id}
-          JOIN networks n ON n.id = b.network_id
-          LEFT JOIN bundle_prices p ON p.bundle_id = b.id AND p.price_group_id = a.price_group_id
           WHERE a.id = ${accountId}
         `
-        if (bundle === undefined || !bundle.available) {
-          // A replay must still answer after its bundle was retired.
-          const existing = input.reference === undefined
-            ? undefined
-            : yield* findByReference(accountId, input.reference)
-          if (existing !== undefined) return yield* replayOrConflict(existing, input)
-          return yield* bundle === undefined
-            ? Effect.fail(ApiError.ValidationError.field("bundle_id", "does not exist"))
-            : Effect.fail(new Bundle.BundleUnavailable({ message: `${bundle.name} is not available now` }))
-        }
+        // A replay must still answer after its bundle was retired.
+        const existing = input.reference === undefined
+          ? undefined
+          : yield* findByReference(accountId, input.reference)
+        if (existing !== undefined) return yield* replayOrConflict(existing, input)
+        return yield* bundle === undefined
+          ? Effect.fail(ApiError.ValidationError.field("bundle_id", "does not exist"))
+          : Effect.fail(new Bundle.BundleUnavailable({ message: `${bundle.name} is not available now` }))
+      })
 
-        const price = int8(bundle.price)
+    const placeInTransaction = (accountId: number, input: Order.PlaceOrderPayload) =>
+      sql.withTransaction(Effect.gen(function*() {
         const orderNumber = Tokens.orderNumber()
-        // A provider that knows without asking anyone that it delivers (the simulator) has
-        // the delivery recorded with the placement, not in a second transaction after it.
+        // A provider that knows from the number alone that it delivers (the simulator) has the
+        // delivery recorded with the placement, not in a second transaction after it.
         const delivered = provider.decide !== undefined && Option.exists(
-          provider.decide({
-            orderNumber,
-            networkSlug: bundle.network_slug,
-            bundleKey: bundle.key,
-            phoneNumber: input.phone_number,
-            amount: price,
-            createdAt: new Date(yield* Clock.currentTimeMillis)
-          }),
+          provider.decide({ orderNumber, phoneNumber: input.phone_number }),
           (outcome) => outcome._tag === "Delivered"
         )
-        // One statement inserts the order and debits the main wallet with its ledger entry
-        // (the movement `Wallet.move` makes: the balance changes only if it stays
-        // non-negative, and the entry records the balance it left). A reference already
-        // taken inserts nothing and moves nothing; a wallet short of the price gives no entry,
-        // and the transaction is rolled back.
+        // One statement reads the bundle and the account's price (inside the transaction,
+        // never from a cache), inserts the order and debits the main wallet with its ledger
+        // entry (the movement `Wallet.move` makes: the balance changes only if it stays
+        // non-negative, and the entry records the balance it left). An unavailable bundle
+        // reads nothing and inserts nothing; a reference already taken inserts and moves
+        // nothing; a wallet short of the price gives no entry, and the transaction is rolled back.
         const [row] = yield* sql<
-          OrderRow & { entry_id: string | null; balance_after: string | null; entry_created_at: Date | null }
+          OrderRow & {
+            bundle_key: string
+            network_slug: string
+            price: string
+            has_webhook: boolean
+            placed: boolean
+            entry_id: string | null
+            balance_after: string | null
+            entry_created_at: Date | null
+          }
         >`
-          WITH placed AS (
+          WITH bundle AS (
+            SELECT b.key, b.name, n.name AS network_name, n.slug AS network_slug,
+              COALESCE(p.price, b.base_price) AS price, a.webhook_url IS NOT NULL AS has_webhook
+            FROM accounts a
+            JOIN bundles b ON b.id = ${input.bundle_id}
+            JOIN networks n ON n.id = b.network_id
+            LEFT JOIN bundle_prices p ON p.bundle_id = b.id AND p.price_group_id = a.price_group_id
+            WHERE a.id = ${accountId} AND b.active AND n.active
+          ),
+          placed AS (
             INSERT INTO orders (order_number, account_id, bundle_id, bundle_label, network_name, phone_number,
               phone_national, amount, reference, status, settled_at, next_check_at)
-            VALUES (${orderNumber}, ${accountId}, ${input.bundle_id}, ${bundle.name}, ${bundle.network_name},
-              ${input.phone_number}, ${Phone.nationalDigits(input.phone_number)}, ${price}, ${input.reference ?? null},
-              ${delivered ? "successful" : "pending"}, ${delivered ? sql`now()` : null},
-              ${delivered ? null : sql`now() + make_interval(secs => ${RECOVERY_DELAY_SECONDS})`})
+            SELECT ${orderNumber}, ${accountId}, ${input.bundle_id}, bundle.name, bundle.network_name,
+              ${input.phone_number}, ${Phone.nationalDigits(input.phone_number)}, bundle.price,
+              ${input.reference ?? null}, ${delivered ? "successful" : "pending"}, ${delivered ? sql`now()` : null},
+              ${delivered ? null : sql`now() + make_interval(secs => ${RECOVERY_DELAY_SECONDS})`}
+            FROM bundle
             ON CONFLICT (account_id, reference) DO NOTHING
             RETURNING id, order_number, account_id, bundle_label, network_name, phone_number, amount, status,
               reference, created_at
@@ -230,14 +231,28 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
             RETURNING id, balance_after, created_at
           )
           SELECT p.id, p.order_number, p.account_id, p.bundle_label, p.network_name, p.phone_number, p.amount,
-            p.status, p.reference, p.created_at, e.id AS entry_id, e.balance_after, e.created_at AS entry_created_at
-          FROM placed p LEFT JOIN entry e ON true
+            p.status, p.reference, p.created_at, bundle.key AS bundle_key, bundle.network_slug, bundle.price,
+            bundle.has_webhook, p.id IS NOT NULL AS placed, e.id AS entry_id, e.balance_after,
+            e.created_at AS entry_created_at
+          FROM bundle LEFT JOIN placed p ON true LEFT JOIN entry e ON true
         `
-        if (row === undefined) {
+        if (row === undefined) return yield* explainUnplaced(accountId, input)
+        if (!row.placed) {
           // Another request holds this reference; the insert waited for it to commit, so it is visible now.
           return yield* replayOrConflict((yield* findByReference(accountId, input.reference!))!, input)
         }
-        const { balance_after, entry_created_at, entry_id, ...order } = row
+        const {
+          balance_after,
+          bundle_key,
+          entry_created_at,
+          entry_id,
+          has_webhook,
+          network_slug,
+          placed: _,
+          price: priceText,
+          ...order
+        } = row
+        const price = int8(priceText)
         if (entry_id === null || balance_after === null || entry_created_at === null) {
           const balance = Option.match(yield* wallet.balances(accountId), {
             onNone: () => 0n,
@@ -254,7 +269,7 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
           balanceAfter: int8(balance_after),
           createdAt: entry_created_at
         }
-        if (bundle.has_webhook) {
+        if (has_webhook) {
           yield* wallet.announce(
             { accountId, wallet: "main", amount: -price, reason: "order" },
             debit,
@@ -263,9 +278,9 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
           if (delivered) yield* webhooks.enqueue(accountId, { type: "order.successful", data: toOrder(order) })
         }
         return Placed.Created({
-          order: { ...order, bundle_key: bundle.key, network_slug: bundle.network_slug },
+          order: { ...order, bundle_key, network_slug },
           balanceAfter: debit.balanceAfter,
-          hasWebhook: bundle.has_webhook
+          hasWebhook: has_webhook
         })
       })).pipe(
         // A fresh order number colliding with an existing one is astronomically rare; try again.

@@ -86,6 +86,27 @@ for (const target of targets) {
           assert.strictEqual(yield* mainBalance(account), 1000n)
         }))
 
+      it.effect("a replay still answers after its bundle was retired; a new order for it is refused", () =>
+        Effect.gen(function*() {
+          const { telecel1gb } = yield* seedCatalog
+          const sql = yield* SqlClient.SqlClient
+          const account = yield* fundedAccount(2000n)
+          const first = yield* place(account, { bundle_id: telecel1gb, phone_number: "0201234567", reference: "ret-1" })
+          yield* sql`UPDATE bundles SET active = false WHERE id = ${telecel1gb}`
+          const outcome = yield* Effect.all([
+            Effect.either(place(account, { bundle_id: telecel1gb, phone_number: "0201234567", reference: "ret-1" })),
+            Effect.either(place(account, { bundle_id: telecel1gb, phone_number: "0209999999", reference: "ret-1" })),
+            Effect.either(place(account, { bundle_id: telecel1gb, phone_number: "0201234567", reference: "ret-2" }))
+          ]).pipe(Effect.ensuring(sql`UPDATE bundles SET active = true WHERE id = ${telecel1gb}`.pipe(Effect.orDie)))
+          const [replay, conflict, fresh] = outcome
+          assert.isTrue(Either.isRight(replay) && replay.right.replayed)
+          assert.strictEqual(Either.getOrThrow(replay).order.order_number, first.order.order_number)
+          assert.isTrue(Either.isLeft(conflict) && conflict.left instanceof ApiError.ValidationError)
+          assert.isTrue(Either.isLeft(fresh) && fresh.left instanceof Bundle.BundleUnavailable)
+          assert.strictEqual(yield* mainBalance(account), 2000n - first.order.amount_paid)
+          assert.isTrue((yield* audit).ok)
+        }))
+
       it.effect("ten concurrent orders on a wallet that pays for five: five succeed, the balance is exact", () =>
         Effect.gen(function*() {
           const { mtn1gb } = yield* seedCatalog
