@@ -31,8 +31,19 @@ export type Caller =
  */
 export const caller: FiberRef.FiberRef<Caller> = FiberRef.unsafeMake<Caller>({ _tag: "Anonymous" })
 
+// Random bytes are drawn 4 KiB at a time: one call to the generator serves 512 ids.
+let pool = Buffer.alloc(0)
+let used = 0
+
 /** A new request id: `req_` and 16 random hex characters. */
-export const newId = (): string => `req_${randomBytes(8).toString("hex")}`
+export const newId = (): string => {
+  if (used + 8 > pool.length) {
+    pool = randomBytes(4096)
+    used = 0
+  }
+  used += 8
+  return `req_${pool.toString("hex", used - 8, used)}`
+}
 
 const ABSOLUTE = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*([^?#]*)(\?[^#]*)?/
 
