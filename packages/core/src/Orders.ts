@@ -113,13 +113,6 @@ const CLAIM_LEASE_SECONDS = 60
 /** Only a well-formed order number can name an order: anything else is not found without a query. */
 const isOrderNumber = Schema.is(Order.OrderNumber)
 
-/** Converts a list filter bound to an instant: a whole day starts at midnight UTC and `to` includes it. */
-const boundInstant = (bound: string, edge: "from" | "to"): Date => {
-  if (!Order.isWholeDay(bound)) return new Date(bound)
-  const start = new Date(`${bound}T00:00:00Z`)
-  return edge === "from" ? start : new Date(start.getTime() + 86_400_000)
-}
-
 /** Placing, reading and settling orders. */
 export class Orders extends Effect.Service<Orders>()("core/Orders", {
   dependencies: [Wallet.Default, Webhooks.Default, Settings.Default],
@@ -360,12 +353,12 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
       if (query.phone_number !== undefined) {
         conditions.push(sql`o.phone_national = ${Phone.nationalDigits(query.phone_number)}`)
       }
-      if (query.from !== undefined) conditions.push(sql`o.created_at >= ${boundInstant(query.from, "from")}`)
+      if (query.from !== undefined) conditions.push(sql`o.created_at >= ${Page.boundInstant(query.from, "from")}`)
       if (query.to !== undefined) {
         conditions.push(
           Order.isWholeDay(query.to)
-            ? sql`o.created_at < ${boundInstant(query.to, "to")}`
-            : sql`o.created_at <= ${boundInstant(query.to, "to")}`
+            ? sql`o.created_at < ${Page.boundInstant(query.to, "to")}`
+            : sql`o.created_at <= ${Page.boundInstant(query.to, "to")}`
         )
       }
       const result = yield* listWhere(sql.and(conditions), Page.resolve(query, Order.DEFAULT_PER_PAGE))
