@@ -2,28 +2,26 @@
  * The account's event feed (GET /events, an extension): every webhook event of the account,
  * whether or not it has a webhook URL, newest first, with a cursor to follow it.
  *
- * A cursor names a place in the feed; `since=<cursor>` lists only the events after it. The
- * feed is ordered so that an event never appears behind a cursor already handed out: an event
- * is listed only once every transaction that began before it has ended, so a follower that
- * passes each response's `cursor` back as `since` sees every event, once, in order.
+ * A cursor names a place in the feed; `since=<cursor>` lists only the events after it. An
+ * account's events commit in the feed's order, so an event never appears behind a cursor
+ * already handed out: a follower that passes each response's `cursor` back as `since` sees
+ * every event, once, in order.
  */
 import { Schema } from "effect"
 import { integerParam } from "./Identifier.js"
 import { Pagination } from "./Order.js"
 import { WebhookEvent, WebhookEventType } from "./Webhook.js"
 
-const MAX_XID = 18_446_744_073_709_551_615n
 const MAX_SEQ = 9_223_372_036_854_775_807n
 
-/** The cursor before every event: `since=0.0` lists the whole feed. */
-export const START_CURSOR = "0.0"
+/** The cursor before every event: `since=0` lists the whole feed. */
+export const START_CURSOR = "0"
 
 /** A place in the feed, from a previous response's `cursor`: opaque, compare only for equality. */
 export const EventCursor = Schema.String.pipe(
-  Schema.filter((s) => {
-    const match = /^(0|[1-9]\d{0,19})\.(0|[1-9]\d{0,18})$/.exec(s)
-    return match !== null && BigInt(match[1]!) <= MAX_XID && BigInt(match[2]!) <= MAX_SEQ
-  }, { message: () => "must be a cursor from a previous response of GET /events" }),
+  Schema.filter((s) => /^(0|[1-9]\d{0,18})$/.test(s) && BigInt(s) <= MAX_SEQ, {
+    message: () => "must be a cursor from a previous response of GET /events"
+  }),
   Schema.brand("EventCursor")
 ).annotations({ identifier: "EventCursor" })
 

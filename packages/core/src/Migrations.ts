@@ -207,24 +207,25 @@ const adminIdempotencyKeys = [
 ]
 
 // The event feed and delivery records (GET /events, GET /webhooks/deliveries). Every event is
-// kept, also for accounts without a webhook URL (`queued_at` NULL: no delivery). The feed is
-// ordered by (txid, seq): the writing transaction's id, then insertion order. A reader lists only
-// events whose transaction id is below its snapshot's xmin, so every transaction that could still
-// add an event before them has ended, and a cursor never has an event appear behind it.
+// kept, also for accounts without a webhook URL (`queued_at` NULL: no delivery). Each account
+// numbers its events (`seq`) from a counter on its row, taken in the transaction that writes the
+// event: the row lock holds the next writer until this one ends, so an account's events commit
+// in their order and a reader's cursor never has an event appear behind it.
 const eventFeed = [
-  `ALTER TABLE webhook_events ADD COLUMN txid xid8 NOT NULL DEFAULT pg_current_xact_id()`,
+  `ALTER TABLE accounts ADD COLUMN event_seq bigint NOT NULL DEFAULT 0`,
   `ALTER TABLE webhook_events ADD COLUMN seq bigint`,
   `UPDATE webhook_events e SET seq = o.n
-    FROM (SELECT id, row_number() OVER (ORDER BY created_at, id) AS n FROM webhook_events) o WHERE o.id = e.id`,
-  `CREATE SEQUENCE webhook_events_seq OWNED BY webhook_events.seq`,
-  `SELECT setval('webhook_events_seq', (SELECT coalesce(max(seq), 0) + 1 FROM webhook_events), false)`,
-  `ALTER TABLE webhook_events ALTER COLUMN seq SET DEFAULT nextval('webhook_events_seq'), ALTER COLUMN seq SET NOT NULL`,
+    FROM (SELECT id, row_number() OVER (PARTITION BY account_id ORDER BY created_at, id) AS n FROM webhook_events) o
+    WHERE o.id = e.id`,
+  `UPDATE accounts a SET event_seq = m.n FROM (SELECT account_id, max(seq) AS n FROM webhook_events GROUP BY account_id) m
+    WHERE m.account_id = a.id`,
+  `ALTER TABLE webhook_events ALTER COLUMN seq SET NOT NULL`,
+  `CREATE UNIQUE INDEX webhook_events_feed ON webhook_events (account_id, seq)`,
   `ALTER TABLE webhook_events ALTER COLUMN next_attempt_at DROP NOT NULL, ALTER COLUMN next_attempt_at DROP DEFAULT`,
   // The retry window runs from queued_at, which a resend moves; url and last_status are the last attempt's.
   `ALTER TABLE webhook_events ADD COLUMN queued_at timestamptz(3), ADD COLUMN url text,
     ADD COLUMN last_status integer, ADD COLUMN last_attempt_at timestamptz(3)`,
   `UPDATE webhook_events SET queued_at = created_at`,
-  `CREATE INDEX webhook_events_feed ON webhook_events (account_id, txid, seq)`,
   `CREATE INDEX webhook_events_deliveries ON webhook_events (account_id, queued_at DESC, seq DESC)
     WHERE queued_at IS NOT NULL`
 ]

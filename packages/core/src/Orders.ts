@@ -89,7 +89,7 @@ export interface Placement {
 }
 
 type Placed = Data.TaggedEnum<{
-  Created: { readonly order: DeliverableRow; readonly balanceAfter: bigint; readonly hasWebhook: boolean }
+  Created: { readonly order: DeliverableRow; readonly balanceAfter: bigint }
   Replayed: { readonly order: OrderRow }
 }>
 const Placed = Data.taggedEnum<Placed>()
@@ -154,10 +154,9 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
           network_name: string
           network_slug: string
           price: string
-          has_webhook: boolean
         }>`
           SELECT b.key, b.name, b.active AND n.active AS available, n.name AS network_name, n.slug AS network_slug,
-            COALESCE(p.price, b.base_price) AS price, a.webhook_url IS NOT NULL AS has_webhook
+            COALESCE(p.price, b.base_price) AS price
           FROM accounts a
           JOIN bundles b ON b.id = ${input.bundle_id}
           JOIN networks n ON n.id = b.network_id
@@ -210,17 +209,15 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
             required: price
           })
         }
-        if (bundle.has_webhook) {
-          yield* wallet.announce(
-            { accountId, wallet: "main", amount: -price, reason: "order" },
-            debit.value,
-            order.order_number as Order.OrderNumber
-          )
-        }
+        // Every account's feed gets the event; it is queued for delivery when the account has a webhook URL.
+        yield* wallet.announce(
+          { accountId, wallet: "main", amount: -price, reason: "order" },
+          debit.value,
+          order.order_number as Order.OrderNumber
+        )
         return Placed.Created({
           order: { ...order, bundle_key: bundle.key, network_slug: bundle.network_slug },
-          balanceAfter: debit.value.balanceAfter,
-          hasWebhook: bundle.has_webhook
+          balanceAfter: debit.value.balanceAfter
         })
       })).pipe(
         // A fresh order number colliding with an existing one is astronomically rare; try again.
@@ -233,11 +230,10 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
      */
     const settle = (orderId: string, status: "successful" | "failed", reason: string | null) =>
       sql.withTransaction(Effect.gen(function*() {
-        const [row] = yield* sql<OrderRow & { has_webhook: boolean }>`
+        const [row] = yield* sql<OrderRow>`
           UPDATE orders o SET status = ${status}, settled_at = now(), next_check_at = NULL, failure_reason = ${reason}
-          FROM accounts a
-          WHERE o.id = ${orderId} AND o.status = 'pending' AND a.id = o.account_id
-          RETURNING ${sql.literal(ORDER_COLUMNS)}, a.webhook_url IS NOT NULL AS has_webhook
+          WHERE o.id = ${orderId} AND o.status = 'pending'
+          RETURNING ${sql.literal(ORDER_COLUMNS)}
         `
         if (row === undefined) return Option.none<Settled>()
         let refundedBalance = Option.none<bigint>()
@@ -251,15 +247,13 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
           }
           const moved = Option.getOrThrowWith(yield* wallet.move(refund), () => new Error("refund found no wallet"))
           refundedBalance = Option.some(moved.balanceAfter)
-          if (row.has_webhook) yield* wallet.announce(refund, moved, row.order_number as Order.OrderNumber)
+          yield* wallet.announce(refund, moved, row.order_number as Order.OrderNumber)
         }
-        if (row.has_webhook) {
-          const order = toOrder({ ...row, status })
-          yield* webhooks.enqueue(
-            row.account_id,
-            status === "failed" ? { type: "order.failed", data: order } : { type: "order.successful", data: order }
-          )
-        }
+        const order = toOrder({ ...row, status })
+        yield* webhooks.enqueue(
+          row.account_id,
+          status === "failed" ? { type: "order.failed", data: order } : { type: "order.successful", data: order }
+        )
         return Option.some<Settled>({ status, refundedBalance })
       }))
 

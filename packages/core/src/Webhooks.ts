@@ -153,12 +153,18 @@ export class Webhooks extends Effect.Service<Webhooks>()("core/Webhooks", {
     const sql = yield* SqlClient.SqlClient
 
     const insert = (accountId: number, event: Webhook.WebhookEvent) =>
+      // Numbering the event from the account's counter locks the account's row until the
+      // transaction ends, so the account's events commit in the order of their numbers.
       orDie(sql<{ queued: boolean }>`
-        INSERT INTO webhook_events (id, account_id, type, body, next_attempt_at, queued_at)
-        SELECT ${event.id}, id, ${event.type}, ${eventBody(event)},
-          CASE WHEN webhook_url IS NULL THEN NULL ELSE now() END,
-          CASE WHEN webhook_url IS NULL THEN NULL ELSE now() END
-        FROM accounts WHERE id = ${accountId}
+        WITH a AS (
+          UPDATE accounts SET event_seq = event_seq + 1 WHERE id = ${accountId}
+          RETURNING id, event_seq, webhook_url
+        )
+        INSERT INTO webhook_events (id, account_id, seq, type, body, next_attempt_at, queued_at)
+        SELECT ${event.id}, a.id, a.event_seq, ${event.type}, ${eventBody(event)},
+          CASE WHEN a.webhook_url IS NULL THEN NULL ELSE now() END,
+          CASE WHEN a.webhook_url IS NULL THEN NULL ELSE now() END
+        FROM a
         RETURNING queued_at IS NOT NULL AS queued
       `)
 
@@ -195,46 +201,30 @@ export class Webhooks extends Effect.Service<Webhooks>()("core/Webhooks", {
 
     /**
      * One page of the account's events, newest first. With `since`, only the events after that
-     * cursor, page 1 being the ones right after it. Only events whose transaction id is below the
-     * snapshot's xmin are listed (see the migration `0005_event_feed`), so a cursor handed out
-     * here never has an event committed behind it later.
+     * cursor, page 1 being the ones right after it. The cursor is the account's event number
+     * (see the migration `0005_event_feed`), which commits in order, so a cursor handed out here
+     * never has an event committed behind it later.
      */
     const events = Effect.fn("Webhooks.events")(function*(accountId: number, query: Event.ListEventsParams) {
       const page = Page.resolve(query, Event.DEFAULT_PER_PAGE)
-      const conditions = [sql`e.account_id = ${accountId}`, sql`e.txid < v.xmin`]
+      const conditions = [sql`e.account_id = ${accountId}`]
       if (query.type !== undefined) conditions.push(sql`e.type = ${query.type}`)
-      if (query.since !== undefined) {
-        const [txid, seq] = query.since.split(".")
-        conditions.push(sql`(e.txid, e.seq) > (CAST(${txid!} AS xid8), CAST(${seq!} AS bigint))`)
-      }
+      if (query.since !== undefined) conditions.push(sql`e.seq > ${query.since}`)
+      const where = sql.and(conditions)
       // From the cursor forwards when following, from the newest backwards when browsing.
-      const order = query.since === undefined ? sql`ORDER BY e.txid DESC, e.seq DESC` : sql`ORDER BY e.txid, e.seq`
-      const rows = yield* orDie(sql<{
-        txid: string | null
-        seq: string | null
-        body: string | null
-        total: string
-        head_txid: string | null
-        head_seq: string | null
-      }>`
-        WITH v AS (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin),
-        matching AS (SELECT e.txid, e.seq, e.body FROM webhook_events e, v WHERE ${sql.and(conditions)}),
-        page AS (SELECT * FROM matching e ${order} LIMIT ${page.perPage} OFFSET ${page.offset}),
-        head AS (SELECT txid, seq FROM matching ORDER BY txid DESC, seq DESC LIMIT 1)
-        SELECT p.txid::text AS txid, p.seq::text AS seq, p.body,
-          (SELECT count(*) FROM matching)::text AS total, h.txid::text AS head_txid, h.seq::text AS head_seq
-        FROM (SELECT 1) one LEFT JOIN page p ON true LEFT JOIN head h ON true
+      const order = query.since === undefined ? sql`ORDER BY e.seq DESC` : sql`ORDER BY e.seq`
+      const [head] = yield* orDie(sql<{ total: string; newest: string | null }>`
+        SELECT count(*)::text AS total, max(e.seq)::text AS newest FROM webhook_events e WHERE ${where}
       `)
-      const listed = rows.filter((row) => row.body !== null)
-      if (query.since !== undefined) listed.reverse()
-      const first = rows[0]!
-      const newest = listed[0]
-      const cursor = newest !== undefined
-        ? `${newest.txid}.${newest.seq}`
-        : query.since ?? (first.head_txid === null ? Event.START_CURSOR : `${first.head_txid}.${first.head_seq}`)
+      const rows = yield* orDie(sql<{ seq: string; body: string }>`
+        SELECT e.seq::text AS seq, e.body FROM webhook_events e WHERE ${where}
+        ${order} LIMIT ${page.perPage} OFFSET ${page.offset}
+      `)
+      const listed = query.since === undefined ? rows : [...rows].reverse()
+      const cursor = listed[0]?.seq ?? query.since ?? head!.newest ?? Event.START_CURSOR
       return {
         events: listed.map((row) => decodeEvent(row.body)),
-        pagination: Page.pagination(page, Number(first.total)),
+        pagination: Page.pagination(page, Number(head!.total)),
         cursor: cursor as Event.EventCursor
       }
     })

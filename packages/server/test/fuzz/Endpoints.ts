@@ -230,9 +230,9 @@ const dataOf = (w: World): Readonly<Record<string, Data>> => {
         enumParam("type", EVENT_TYPES),
         {
           name: "since",
-          good: fc.constantFrom("0.0", "1.1", "18446744073709551615.9223372036854775807"),
+          good: fc.constantFrom("0", "1", "9223372036854775807"),
           bad: fc.oneof(
-            fc.constantFrom("", "0", "0.", ".0", "01.1", "1.01", "-1.0", "1.0.0", "18446744073709551616.0", "1.9223372036854775808"),
+            fc.constantFrom("", "00", "01", "-1", "1.0", "1e3", " 1", "9223372036854775808", "18446744073709551615"),
             junk
           ).filter(rejects(Event.EventCursor))
         }
