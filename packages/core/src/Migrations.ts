@@ -226,6 +226,10 @@ const eventFeed = [
   `ALTER TABLE webhook_events ADD COLUMN queued_at timestamptz(3), ADD COLUMN url text,
     ADD COLUMN last_status integer, ADD COLUMN last_attempt_at timestamptz(3)`,
   `UPDATE webhook_events SET queued_at = created_at`,
+  // Every account has a signing secret from now on (new ones get one when created), so a receiver
+  // can be set up before the URL is: whsec_ and 64 hex characters (valid base64) from two UUIDs.
+  `UPDATE accounts SET webhook_secret = 'whsec_' || replace(gen_random_uuid()::text || gen_random_uuid()::text, '-', '')
+    WHERE webhook_secret IS NULL`,
   `CREATE INDEX webhook_events_deliveries ON webhook_events (account_id, queued_at DESC, seq DESC)
     WHERE queued_at IS NOT NULL`
 ]

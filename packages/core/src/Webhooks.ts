@@ -311,26 +311,17 @@ export class Webhooks extends Effect.Service<Webhooks>()("core/Webhooks", {
     })
 
     /**
-     * The account's webhook URL and signing secret. Every account has a secret: one is made
-     * the first time it is asked for, so a receiver (or `bundles webhooks listen`) can be set
-     * up before the URL is; concurrent first requests all get the same one.
+     * The account's webhook URL and signing secret. Every account has a secret (made with the
+     * account), so a receiver, or `bundles webhooks listen`, can be set up before the URL is.
      */
     const settings = Effect.fn("Webhooks.settings")(function*(accountId: number) {
-      const read = orDie(sql<{ webhook_url: string | null; webhook_secret: string | null }>`
+      const [row] = yield* orDie(sql<{ webhook_url: string | null; webhook_secret: string | null }>`
         SELECT webhook_url, webhook_secret FROM accounts WHERE id = ${accountId}
       `)
-      let [row] = yield* read
-      if (row !== undefined && row.webhook_secret === null) {
-        // The row lock makes a concurrent first request wait, then find the secret set and keep it.
-        ;[row] = yield* orDie(sql<{ webhook_url: string | null; webhook_secret: string }>`
-          UPDATE accounts SET webhook_secret = coalesce(webhook_secret, ${Tokens.webhookSecret()})
-          WHERE id = ${accountId}
-          RETURNING webhook_url, webhook_secret
-        `)
-      }
-      if (row === undefined || row.webhook_secret === null) {
+      if (row === undefined) {
         return yield* new Account.AccountNotFound({ message: `Account ${accountId} not found` })
       }
+      if (row.webhook_secret === null) return yield* Effect.die(new Error(`account ${accountId} has no webhook secret`))
       const settings: DeliveryContract.WebhookSettings = { url: row.webhook_url, secret: row.webhook_secret }
       return settings
     })
