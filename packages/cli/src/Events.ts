@@ -115,6 +115,11 @@ export const listen = (options: ListenInput) =>
       const http = yield* HttpClient.HttpClient
       const { err, out } = yield* Output.styles
       const settings = yield* client.webhookSettings()
+      const type = Option.getOrUndefined(options.type)
+      // Where to start, taken before saying "Ready", so every event after that line is forwarded.
+      const since = Option.isSome(options.since)
+        ? options.since.value
+        : (yield* client.events({ per_page: 1, ...(type === undefined ? {} : { type }) })).cursor
       yield* Output.note(
         `${err.bold("Ready.")} Forwarding the account's events to ${Output.clean(options.forwardTo)}, signed with ` +
           `the account's webhook secret ${settings.secret.slice(0, 10)}... (Ctrl-C to stop)`
@@ -157,8 +162,8 @@ export const listen = (options: ListenInput) =>
           ])
         })
       yield* client.followEvents({
-        since: Option.getOrUndefined(options.since),
-        type: Option.getOrUndefined(options.type),
+        since,
+        type,
         interval: Duration.seconds(options.interval)
       }).pipe(Stream.runForEach(forward))
     }).pipe(Effect.provide(NodeHttpClient.layer)))
