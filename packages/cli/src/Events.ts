@@ -5,7 +5,7 @@
  * secret exactly as a delivery is, so a receiver under development sees real deliveries
  * without a public URL.
  */
-import { BundlesClient, formatGhs, webhookBody, webhookHeaders, type WebhookEventType } from "@databundle/client"
+import { BundlesClient, formatGhs, webhookBody, type WebhookEventType, webhookHeaders } from "@databundle/client"
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { Clock, Duration, Effect, Option, Stream } from "effect"
@@ -30,9 +30,9 @@ export const summary = (event: Event): string => {
       }${test}`
     case "wallet.funded":
     case "wallet.debited":
-      return `${event.data.wallet} ${event.type === "wallet.funded" ? "+" : "-"}${formatGhs(event.data.amount)} ${
-        event.data.reason
-      }, balance ${formatGhs(event.data.balance)}${test}`
+      return `${event.data.wallet} ${event.type === "wallet.funded" ? "+" : "-"}${
+        formatGhs(event.data.amount)
+      } ${event.data.reason}, balance ${formatGhs(event.data.balance)}${test}`
   }
 }
 
@@ -63,12 +63,16 @@ export const list = (options: ListInput) =>
       yield* Output.printLines([
         ...(page.events.length === 0
           ? [total === 0 ? "No events." : `No events on page ${current_page}.`]
-          : Output.table<Event>([
-            { title: "DATE", value: (e) => Output.date(e.created_at) },
-            { title: "TYPE", value: (e) => e.type },
-            { title: "ID", value: (e) => e.id },
-            { title: "SUMMARY", value: (e) => summary(e) }
-          ], page.events, out)),
+          : Output.table<Event>(
+            [
+              { title: "DATE", value: (e) => Output.date(e.created_at) },
+              { title: "TYPE", value: (e) => e.type },
+              { title: "ID", value: (e) => e.id },
+              { title: "SUMMARY", value: (e) => summary(e) }
+            ],
+            page.events,
+            out
+          )),
         ...(total === 0 ? [] : [`Page ${current_page} of ${Math.max(last_page, 1)} (${total} in all)`]),
         `Cursor ${page.cursor} (pass --since ${page.cursor} to list only what comes after)`
       ])
@@ -157,7 +161,9 @@ export const listen = (options: ListenInput) =>
             ? out.red(`failed: ${Output.clean(forwarded.error ?? "")}`)
             : (ok ? out.green : out.red)(`${forwarded.status}`)
           yield* Output.printLines([
-            `${Output.date(event.created_at)}  ${event.type.padEnd(16)}  ${event.id}  ${summary(event)}  -> ${result} ` +
+            `${Output.date(event.created_at)}  ${event.type.padEnd(16)}  ${event.id}  ${
+              summary(event)
+            }  -> ${result} ` +
             `(${forwarded.millis} ms)`
           ])
         })
@@ -175,16 +181,23 @@ const reason = (error: unknown): string => {
 }
 
 const deliveriesTable = (deliveries: ReadonlyArray<Delivery>, s: Output.Style) =>
-  Output.table<Delivery>([
-    { title: "ID", value: (d) => d.id },
-    { title: "EVENT", value: (d) => d.event_type },
-    { title: "STATE", value: (d) => d.state === "delivered" ? s.green(d.state) : d.state },
-    { title: "ATTEMPTS", value: (d) => String(d.attempts), right: true },
-    { title: "LAST", value: (d) => d.last_status === null ? (d.last_error === null ? "" : "none") : String(d.last_status) },
-    { title: "NEXT RETRY", value: (d) => d.next_attempt_at === null ? "" : Output.date(d.next_attempt_at) },
-    { title: "CREATED", value: (d) => Output.date(d.created_at) },
-    { title: "URL", value: (d) => Output.clean(d.url ?? "") }
-  ], deliveries, s)
+  Output.table<Delivery>(
+    [
+      { title: "ID", value: (d) => d.id },
+      { title: "EVENT", value: (d) => d.event_type },
+      { title: "STATE", value: (d) => d.state === "delivered" ? s.green(d.state) : d.state },
+      { title: "ATTEMPTS", value: (d) => String(d.attempts), right: true },
+      {
+        title: "LAST",
+        value: (d) => d.last_status === null ? (d.last_error === null ? "" : "none") : String(d.last_status)
+      },
+      { title: "NEXT RETRY", value: (d) => d.next_attempt_at === null ? "" : Output.date(d.next_attempt_at) },
+      { title: "CREATED", value: (d) => Output.date(d.created_at) },
+      { title: "URL", value: (d) => Output.clean(d.url ?? "") }
+    ],
+    deliveries,
+    s
+  )
 
 /** The options of `webhooks deliveries`. */
 export interface DeliveriesInput extends Config.Shared {

@@ -57,19 +57,23 @@ export const transactions = (options: TransactionsInput) =>
         return yield* Output.printLines([total === 0 ? "No transactions." : `No transactions on page ${current_page}.`])
       }
       yield* Output.printLines([
-        ...Output.table<Entry>([
-          { title: "DATE", value: (e) => Output.date(e.created_at) },
-          { title: "WALLET", value: (e) => e.wallet },
-          { title: "REASON", value: (e) => e.reason },
-          {
-            title: "AMOUNT",
-            value: (e) => e.amount < 0n ? out.red(`-${formatGhs(-e.amount)}`) : `+${formatGhs(e.amount)}`,
-            right: true
-          },
-          { title: "BALANCE", value: (e) => formatGhs(e.balance_after), right: true },
-          { title: "ORDER", value: (e) => Output.clean(e.order_number ?? "") },
-          { title: "NOTE", value: (e) => Output.clean(e.note ?? "") }
-        ], page.entries, out),
+        ...Output.table<Entry>(
+          [
+            { title: "DATE", value: (e) => Output.date(e.created_at) },
+            { title: "WALLET", value: (e) => e.wallet },
+            { title: "REASON", value: (e) => e.reason },
+            {
+              title: "AMOUNT",
+              value: (e) => e.amount < 0n ? out.red(`-${formatGhs(-e.amount)}`) : `+${formatGhs(e.amount)}`,
+              right: true
+            },
+            { title: "BALANCE", value: (e) => formatGhs(e.balance_after), right: true },
+            { title: "ORDER", value: (e) => Output.clean(e.order_number ?? "") },
+            { title: "NOTE", value: (e) => Output.clean(e.note ?? "") }
+          ],
+          page.entries,
+          out
+        ),
         `Page ${current_page} of ${Math.max(last_page, 1)} (${total} in all)`
       ])
     }))

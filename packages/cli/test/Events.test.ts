@@ -117,7 +117,9 @@ describe(`events and webhooks commands on ${target.name}`, () => {
 
       const ledger = expectCode(yield* runCli(["wallet", "transactions"], env(dir)), 0)
       assert.match(ledger.stdout, /main\s+funding\s+\+GHS 50\.00\s+GHS 50\.00/)
-      const entries = json(expectCode(yield* runCli(["wallet", "transactions", "--json", "--reason", "order"], env(dir)), 0))
+      const entries = json(
+        expectCode(yield* runCli(["wallet", "transactions", "--json", "--reason", "order"], env(dir)), 0)
+      )
       assert.deepStrictEqual(entries.entries, [])
       assert.strictEqual(expectCode(yield* runCli(["wallet", "transactions", "--wallet", "gold"], env(dir)), 2).code, 2)
 
@@ -136,7 +138,11 @@ describe(`events and webhooks commands on ${target.name}`, () => {
       const dir = yield* tempDir
       const me = yield* Effect.promise(() => server.account({ funds: 1_000n, limits: roomy }))
       const hook = yield* receiver(204)
-      const child = spawnCli(["webhooks", "listen", "--forward-to", hook.url, "--interval", "0.2"], env(dir, me.key), dir)
+      const child = spawnCli(
+        ["webhooks", "listen", "--forward-to", hook.url, "--interval", "0.2"],
+        env(dir, me.key),
+        dir
+      )
       yield* Effect.promise(() => child.waitForStderr(/Ready\./))
       // The funding before the listener started is not forwarded; what happens now is.
       const bundle = server.bundle("MTN 1GB")
@@ -192,7 +198,10 @@ describe(`events and webhooks commands on ${target.name}`, () => {
       const body = webhookBody(event)
       const headers = yield* Effect.promise(() => webhookHeaders({ id: event.id, type: event.type, body, secret }))
       assert.strictEqual(verifyWithPython(secret, { headers, body }), "ok")
-      assert.strictEqual(verifyWithPython(secret, { headers, body: body.replace('"amount":1,', '"amount":9,') }), "bad")
+      assert.strictEqual(
+        verifyWithPython(secret, { headers, body: body.replace("\"amount\":1,", "\"amount\":9,") }),
+        "bad"
+      )
       assert.strictEqual(verifyWithPython("whsec_" + "Zz99".repeat(10), { headers, body }), "bad")
     }))
 })

@@ -298,7 +298,9 @@ const make = (
         }),
       transactions: (params = {}) =>
         check(ListTransactionsParams, params).pipe(
-          Effect.flatMap((urlParams) => api.wallet.transactions({ urlParams })),
+          Effect.flatMap((urlParams) =>
+            api.wallet.transactions({ urlParams })
+          ),
           Effect.map(({ entries, pagination }) => ({ entries, pagination })),
           Effect.withSpan("BundlesClient.transactions")
         ),

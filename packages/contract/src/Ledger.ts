@@ -33,7 +33,9 @@ export const LedgerFilters = {
   wallet: Schema.optional(WalletKind),
   reason: Schema.optional(LedgerReason),
   from: Schema.optional(DateBound).annotations({ description: "Entries at or after this date or instant" }),
-  to: Schema.optional(DateBound).annotations({ description: "Entries at or before this date (the whole day) or instant" })
+  to: Schema.optional(DateBound).annotations({
+    description: "Entries at or before this date (the whole day) or instant"
+  })
 }
 
 /** Query parameters of GET /wallet/transactions: newest first, pages as in admin lists. */

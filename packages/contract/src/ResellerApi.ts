@@ -198,7 +198,10 @@ export class EventsGroup extends HttpApiGroup.make("events")
       .setPayload(TriggerEventPayload)
       .addSuccess(EventTriggered, { status: 201 })
       .annotateContext(Extension.annotations)
-      .annotate(OpenApi.Summary, "Send a test event of a type, marked `test: true`, to the feed and webhook (extension)")
+      .annotate(
+        OpenApi.Summary,
+        "Send a test event of a type, marked `test: true`, to the feed and webhook (extension)"
+      )
   )
   .annotate(OpenApi.Description, "Beyond the specification")
 {}

@@ -254,7 +254,9 @@ export class Webhooks extends Effect.Service<Webhooks>()("core/Webhooks", {
           break
       }
       const where = sql.and(conditions)
-      const [count] = yield* orDie(sql<{ total: string }>`SELECT count(*) AS total FROM webhook_events e WHERE ${where}`)
+      const [count] = yield* orDie(
+        sql<{ total: string }>`SELECT count(*) AS total FROM webhook_events e WHERE ${where}`
+      )
       const rows = yield* deliveryRows(where, sql`LIMIT ${page.perPage} OFFSET ${page.offset}`)
       return { deliveries: rows.map(toDelivery), pagination: Page.pagination(page, Number(count!.total)) }
     })

@@ -60,7 +60,9 @@ const account = (main: bigint, url?: string) =>
     const created = yield* newAccount(main)
     const admin = yield* adminClient
     yield* admin.accounts.update({ path: { account_id: created.id }, payload: { limits: { all: 1000, orders: 1000 } } })
-    if (url !== undefined) yield* admin.accounts.update({ path: { account_id: created.id }, payload: { webhook_url: url } })
+    if (url !== undefined) {
+      yield* admin.accounts.update({ path: { account_id: created.id }, payload: { webhook_url: url } })
+    }
     return { ...created, client: yield* resellerClient(created.key), admin }
   })
 
@@ -347,7 +349,9 @@ for (const target of targets) {
           const typed = yield* me.client.wallet.transactions({ urlParams: { reason: "refund" } })
           assert.strictEqual(typed.entries[0]!.amount, failed.order.amount_paid)
 
-          for (const [name, value] of [["reason", "gift"], ["wallet", "bonus"], ["from", "2026-02-30"], ["page", "0"]]) {
+          for (
+            const [name, value] of [["reason", "gift"], ["wallet", "bonus"], ["from", "2026-02-30"], ["page", "0"]]
+          ) {
             const res = yield* raw("GET", `/api/v1/wallet/transactions?${name}=${value}`, { key: me.key })
             assert.strictEqual(res.status, 422, res.text)
             assert.deepStrictEqual(Object.keys(res.json.errors), [name])
