@@ -48,7 +48,7 @@ export type TransactionsInput = WithAliases<BundlesClient.TransactionsInput>
 /** A page of the account's ledger. */
 export type TransactionsPage = Camelize<BundlesClient.TransactionsPage>
 /** The filters of `events.list`: `since`, `type`, `page`, `perPage`. */
-export type EventsInput = WithAliases<BundlesClient.EventsInput>
+export type EventsInput = WithAliases<Omit<BundlesClient.EventsInput, "since"> & { readonly since?: string }>
 /**
  * A page of the account's events and the cursor after it. The events are as a webhook delivers
  * them (snake_case, as `verifyWebhook` returns them), so one handler serves both.
