@@ -206,6 +206,148 @@ const orders = Command.make("orders").pipe(
   Command.withSubcommands([ordersList, ordersGet, ordersWatch])
 )
 
+// ---------------------------------------------------------------------------------------------
+// Events, webhooks and the ledger (extensions of the API)
+// ---------------------------------------------------------------------------------------------
+
+/** The event types, as the contract names them (kept here, off the start-up path's imports). */
+const EVENT_TYPES = ["order.successful", "order.failed", "wallet.funded", "wallet.debited"] as const
+
+const eventType = Options.choice("type", EVENT_TYPES).pipe(
+  Options.withDescription("Only events of this type"),
+  Options.optional
+)
+
+const since = Options.text("since").pipe(
+  Options.withDescription("Only events after this cursor (from a previous listing; 0 for all)"),
+  Options.mapEffect((text) =>
+    /^(0|[1-9]\d{0,18})$/.test(text) ? Either.right(text) : Either.left(invalid("--since must be a cursor (digits)"))
+  ),
+  Options.optional
+)
+
+const pageOption = Options.integer("page").pipe(
+  Options.withDescription("Page number (default 1)"),
+  Options.mapEffect(positive("page", 1_000_000)),
+  Options.optional
+)
+
+const perPageOption = (what: string, fallback: number) =>
+  Options.integer("per-page").pipe(
+    Options.withDescription(`${what} per page, 1 to 100 (default ${fallback})`),
+    Options.mapEffect(positive("per-page", 100)),
+    Options.optional
+  )
+
+const eventsList = Command.make("list", {
+  ...shared,
+  since,
+  type: eventType,
+  page: pageOption,
+  perPage: perPageOption("Events", 20)
+}, (options) => lazy(() => import("./Events.js"), (m) => m.list(options))).pipe(
+  Command.withDescription("The account's events (what its webhook receives), newest first, and the cursor after them")
+)
+
+const eventsTrigger = Command.make("trigger", {
+  ...shared,
+  type: Args.choice(EVENT_TYPES.map((type) => [type, type] as const), { name: "TYPE" }).pipe(
+    Args.withDescription(`The event type: ${EVENT_TYPES.join(", ")}`)
+  )
+}, (options) => lazy(() => import("./Events.js"), (m) => m.trigger(options))).pipe(
+  Command.withDescription("Send a test event (marked test: true) to the event feed and the webhook URL")
+)
+
+const events = Command.make("events").pipe(
+  Command.withDescription("The account's events"),
+  Command.withSubcommands([eventsList, eventsTrigger])
+)
+
+const webhooksListen = Command.make("listen", {
+  ...shared,
+  forwardTo: Options.text("forward-to").pipe(
+    Options.withDescription("The local URL each event is POSTed to, signed as a delivery (http://localhost:3000/hook)"),
+    Options.mapEffect((text) => {
+      try {
+        const url = new URL(text)
+        if (url.protocol === "http:" || url.protocol === "https:") return Either.right(text)
+      } catch {
+        // Refused below.
+      }
+      return Either.left(invalid(`--forward-to ${JSON.stringify(text)} is not an http or https URL`))
+    })
+  ),
+  since,
+  type: eventType,
+  interval: Options.float("interval").pipe(
+    Options.withDescription("Seconds between looks at the event feed when it is quiet (default 2)"),
+    Options.mapEffect((seconds) =>
+      seconds >= 0.2 && seconds <= 3600
+        ? Either.right(seconds)
+        : Either.left(invalid("--interval must be from 0.2 to 3600 seconds"))
+    ),
+    Options.withDefault(2)
+  )
+}, (options) => lazy(() => import("./Events.js"), (m) => m.listen(options))).pipe(
+  Command.withDescription(
+    "Forward the account's events, as they happen, to a local URL, signed with its webhook secret (Ctrl-C stops)"
+  )
+)
+
+const webhooksDeliveries = Command.make("deliveries", {
+  ...shared,
+  state: Options.choice("state", ["pending", "retrying", "delivered", "abandoned"] as const).pipe(
+    Options.withDescription("Only deliveries in this state"),
+    Options.optional
+  ),
+  type: eventType,
+  page: pageOption,
+  perPage: perPageOption("Deliveries", 20)
+}, (options) => lazy(() => import("./Events.js"), (m) => m.deliveries(options))).pipe(
+  Command.withDescription("Deliveries to the webhook URL: attempts, last status, next retry")
+)
+
+const webhooksResend = Command.make("resend", {
+  ...shared,
+  id: Args.text({ name: "DELIVERY_ID" }).pipe(Args.withDescription("The delivery's id (its event's, evt_...)"))
+}, (options) => lazy(() => import("./Events.js"), (m) => m.resend(options))).pipe(
+  Command.withDescription("Deliver an event to the webhook URL again, now")
+)
+
+const webhooks = Command.make("webhooks").pipe(
+  Command.withDescription("The account's webhook"),
+  Command.withSubcommands([webhooksListen, webhooksDeliveries, webhooksResend])
+)
+
+const dateOption = (name: string, what: string) =>
+  Options.text(name).pipe(
+    Options.withDescription(`${what} (2026-11-01, or 2026-11-01T08:00:00Z)`),
+    Options.optional
+  )
+
+const walletTransactions = Command.make("transactions", {
+  ...shared,
+  wallet: Options.choice("wallet", ["main", "referral", "agent"] as const).pipe(
+    Options.withDescription("Only this wallet"),
+    Options.optional
+  ),
+  reason: Options.choice("reason", ["funding", "adjustment", "order", "refund"] as const).pipe(
+    Options.withDescription("Only movements for this reason"),
+    Options.optional
+  ),
+  from: dateOption("from", "From this day or instant"),
+  to: dateOption("to", "To this day (included) or instant"),
+  page: pageOption,
+  perPage: perPageOption("Entries", 50)
+}, (options) => lazy(() => import("./Wallet.js"), (m) => m.transactions(options))).pipe(
+  Command.withDescription("Every movement of the account's wallets, newest first, with the balance after it")
+)
+
+const wallet = Command.make("wallet").pipe(
+  Command.withDescription("The account's wallets"),
+  Command.withSubcommands([walletTransactions])
+)
+
 /**
  * The whole command tree. The root's name ends in a space: @effect/cli 0.77 splits the
  * arguments at the first one that names a subcommand, the root's own name (which it puts
@@ -214,7 +356,7 @@ const orders = Command.make("orders").pipe(
  */
 export const command = Command.make("bundles ").pipe(
   Command.withDescription("Buy data bundles for Ghana phone numbers from your reseller wallet"),
-  Command.withSubcommands([login, logout, balance, networks, bundles, buy, orders, bulk])
+  Command.withSubcommands([login, logout, balance, networks, bundles, buy, orders, bulk, wallet, events, webhooks])
 )
 
 const cli = Command.run(command, { name: "bundles", version: VERSION })

@@ -47,6 +47,8 @@ export const describe = (error: CallError, url: string): Problem => {
     case "NetworkNotFound":
     case "BundleUnavailable":
     case "OrderNotFound":
+    case "DeliveryNotFound":
+    case "Conflict":
     case "RateLimited":
       return refused(error, Output.clean(error.message))
     case "ClientOptionsError":

@@ -4,15 +4,20 @@
  * `ResellerApi`, over `fetch`, behind the retry policy of `Retry.ts`.
  */
 import { ValidationError } from "@databundle/contract/ApiError"
+import { EventCursor, ListEventsParams, MAX_PER_PAGE as MAX_EVENTS_PER_PAGE } from "@databundle/contract/Event"
+import { ListTransactionsParams } from "@databundle/contract/Ledger"
 import { NetworkId } from "@databundle/contract/Network"
 import { ListOrdersParams, MAX_PER_PAGE, PlaceOrderPayload } from "@databundle/contract/Order"
 import * as ResellerApi from "@databundle/contract/ResellerApi"
+import { EventId, WebhookEventType } from "@databundle/contract/Webhook"
+import { ListDeliveriesParams } from "@databundle/contract/WebhookDelivery"
 import { FetchHttpClient, type HttpApi, HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
 import {
   Chunk,
   Config,
   type ConfigError,
   Context,
+  Duration,
   Effect,
   Layer,
   Option,
@@ -51,8 +56,63 @@ export declare namespace BundlesClient {
   export type GetOrderError = ErrorOf<Api["orders"]["get"]>
   /** Errors of `listOrders` and `allOrders`. */
   export type ListOrdersError = ErrorOf<Api["orders"]["list"]>
+  /** Errors of `transactions`. */
+  export type TransactionsError = ErrorOf<Api["wallet"]["transactions"]>
+  /** Errors of `events` and `followEvents`. */
+  export type EventsError = ErrorOf<Api["events"]["list"]>
+  /** Errors of `triggerEvent`. */
+  export type TriggerEventError = ErrorOf<Api["events"]["trigger"]>
+  /** Errors of `webhookSettings`. */
+  export type WebhookSettingsError = ErrorOf<Api["webhooks"]["settings"]>
+  /** Errors of `deliveries`. */
+  export type DeliveriesError = ErrorOf<Api["webhooks"]["deliveries"]>
+  /** Errors of `resendDelivery`. */
+  export type ResendDeliveryError = ErrorOf<Api["webhooks"]["resend"]>
   /** Any error of a call: the contract's typed errors, and no answer or one off the contract. */
-  export type Error = BalanceError | NetworksError | BundlesError | PlaceOrderError | GetOrderError | ListOrdersError
+  export type Error =
+    | BalanceError
+    | NetworksError
+    | BundlesError
+    | PlaceOrderError
+    | GetOrderError
+    | ListOrdersError
+    | TransactionsError
+    | EventsError
+    | TriggerEventError
+    | WebhookSettingsError
+    | DeliveriesError
+    | ResendDeliveryError
+
+  /** The query of GET /wallet/transactions. */
+  export type TransactionsInput = typeof ListTransactionsParams.Type
+  /** A page of the account's ledger. */
+  export type TransactionsPage = Omit<ResellerApi.TransactionsPage, "success">
+  /** The query of GET /events. */
+  export type EventsInput = typeof ListEventsParams.Type
+  /** A page of the account's events and the cursor after it. */
+  export type EventsPage = Omit<ResellerApi.EventsPage, "success">
+  /** An event of the feed. */
+  export type Event = ResellerApi.EventsPage["events"][number]
+  /** The query of GET /webhooks/deliveries. */
+  export type DeliveriesInput = typeof ListDeliveriesParams.Type
+  /** A page of deliveries. */
+  export type DeliveriesPage = Omit<ResellerApi.DeliveriesPage, "success">
+  /** A delivery. */
+  export type Delivery = ResellerApi.DeliveriesPage["deliveries"][number]
+  /** What `triggerEvent` returns: the test event, and its delivery when the account has a webhook URL. */
+  export type Triggered = Omit<typeof ResellerApi.EventTriggered.Type, "success">
+  /** The webhook URL and signing secret. */
+  export type WebhookSettings = typeof ResellerApi.WebhookSettingsResponse.Type["webhook"]
+
+  /** What `followEvents` takes. */
+  export interface FollowOptions {
+    /** Start after this cursor; by default after the newest event, so only new events come. */
+    readonly since?: string | undefined
+    /** Only events of this type. */
+    readonly type?: WebhookEventType | undefined
+    /** The wait between polls when nothing is left to read (default 2 seconds). */
+    readonly interval?: Duration.DurationInput | undefined
+  }
 
   /** The body of POST /orders as the contract defines it; `reference` is filled in when `autoReference` is on. */
   export type PlaceOrderInput = typeof PlaceOrderPayload.Encoded
@@ -90,6 +150,23 @@ export declare namespace BundlesClient {
     readonly allOrders: (
       params?: Omit<ListOrdersInput, "page">
     ) => Stream.Stream<ResellerApi.OrdersPage["orders"][number], ListOrdersError>
+    /** One page of the account's ledger, newest first (an extension of the API). */
+    readonly transactions: (params?: TransactionsInput) => Effect.Effect<TransactionsPage, TransactionsError>
+    /** One page of the account's events, newest first, and the cursor after it (an extension). */
+    readonly events: (params?: EventsInput) => Effect.Effect<EventsPage, EventsError>
+    /**
+     * The account's events as they happen, oldest first, forever: polls GET /events with the
+     * cursor of the last page, so each event comes once, in order (an extension).
+     */
+    readonly followEvents: (options?: FollowOptions) => Stream.Stream<Event, EventsError>
+    /** Records a test event of a type (marked `test: true`) and queues it to the webhook URL (an extension). */
+    readonly triggerEvent: (type: WebhookEventType) => Effect.Effect<Triggered, TriggerEventError>
+    /** The account's webhook URL and signing secret (an extension). */
+    readonly webhookSettings: () => Effect.Effect<WebhookSettings, WebhookSettingsError>
+    /** One page of deliveries to the webhook URL, newest first (an extension). */
+    readonly deliveries: (params?: DeliveriesInput) => Effect.Effect<DeliveriesPage, DeliveriesError>
+    /** Delivers an event again now (an extension). */
+    readonly resendDelivery: (id: string) => Effect.Effect<Delivery, ResendDeliveryError>
   }
 }
 
@@ -143,6 +220,30 @@ const make = (
         Effect.withSpan("BundlesClient.listOrders")
       )
 
+    const events = (params: BundlesClient.EventsInput = {}) =>
+      check(ListEventsParams, params).pipe(
+        Effect.flatMap((urlParams) => api.events.list({ urlParams })),
+        Effect.map(({ cursor, events, pagination }) => ({ events, pagination, cursor })),
+        Effect.withSpan("BundlesClient.events")
+      )
+
+    const followEvents = (options: BundlesClient.FollowOptions = {}) =>
+      Stream.unwrap(Effect.gen(function*() {
+        const type = options.type === undefined ? {} : { type: options.type }
+        const start = options.since === undefined
+          ? (yield* events({ ...type, per_page: 1 })).cursor
+          : yield* check(EventCursor, options.since, "since")
+        const interval = options.interval ?? Duration.seconds(2)
+        return Stream.paginateChunkEffect(start, (since) =>
+          Effect.gen(function*() {
+            const page = yield* events({ ...type, since, per_page: MAX_EVENTS_PER_PAGE })
+            // Read on at once while a full page came back; otherwise wait before asking again.
+            if (page.pagination.last_page <= 1) yield* Effect.sleep(interval)
+            // Oldest first, as they happened.
+            return [Chunk.fromIterable([...page.events].reverse()), Option.some(page.cursor)] as const
+          }))
+      })).pipe(Stream.withSpan("BundlesClient.followEvents"))
+
     return {
       api,
       balance: () =>
@@ -194,7 +295,40 @@ const make = (
                 return true
               })
             )
-        })
+        }),
+      transactions: (params = {}) =>
+        check(ListTransactionsParams, params).pipe(
+          Effect.flatMap((urlParams) =>
+            api.wallet.transactions({ urlParams })
+          ),
+          Effect.map(({ entries, pagination }) => ({ entries, pagination })),
+          Effect.withSpan("BundlesClient.transactions")
+        ),
+      events,
+      followEvents,
+      triggerEvent: (type) =>
+        check(WebhookEventType, type, "type").pipe(
+          Effect.flatMap((type) => api.events.trigger({ payload: { type } })),
+          Effect.map(({ delivery, event }) => ({ event, delivery })),
+          Effect.withSpan("BundlesClient.triggerEvent")
+        ),
+      webhookSettings: () =>
+        api.webhooks.settings().pipe(
+          Effect.map((body) => body.webhook),
+          Effect.withSpan("BundlesClient.webhookSettings")
+        ),
+      deliveries: (params = {}) =>
+        check(ListDeliveriesParams, params).pipe(
+          Effect.flatMap((urlParams) => api.webhooks.deliveries({ urlParams })),
+          Effect.map(({ deliveries, pagination }) => ({ deliveries, pagination })),
+          Effect.withSpan("BundlesClient.deliveries")
+        ),
+      resendDelivery: (id) =>
+        check(EventId, id, "delivery_id").pipe(
+          Effect.flatMap((delivery_id) => api.webhooks.resend({ path: { delivery_id } })),
+          Effect.map((body) => body.delivery),
+          Effect.withSpan("BundlesClient.resendDelivery")
+        )
     } satisfies BundlesClient.Service
   }).pipe(
     (effect) =>

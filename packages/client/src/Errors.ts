@@ -84,6 +84,16 @@ export class OrderNotFoundError extends NotFoundError {
   override readonly name: string = "OrderNotFoundError"
 }
 
+/** 404: no webhook delivery with that id for this account. */
+export class DeliveryNotFoundError extends NotFoundError {
+  override readonly name: string = "DeliveryNotFoundError"
+}
+
+/** 409: the request conflicts with the current state (a delivery in flight, no webhook URL to resend to). */
+export class ConflictError extends ApiError {
+  override readonly name: string = "ConflictError"
+}
+
 /**
  * 422: fields of the request are invalid, from the server or from the client's own check of
  * the input against the contract (then `status` is still 422 and `requestId` is undefined).

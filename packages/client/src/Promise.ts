@@ -3,7 +3,11 @@
  * Effect face's method and maps its result to camelCase and its failure to an error class of
  * `Errors.ts`; there is no second HTTP implementation.
  */
+import { ListEventsParams } from "@databundle/contract/Event"
+import { ListTransactionsParams } from "@databundle/contract/Ledger"
 import { ListOrdersParams, MAX_PER_PAGE, PlaceOrderPayload } from "@databundle/contract/Order"
+import type { WebhookEvent, WebhookEventType } from "@databundle/contract/Webhook"
+import { ListDeliveriesParams } from "@databundle/contract/WebhookDelivery"
 import { FetchHttpClient, type HttpClientError } from "@effect/platform"
 import { Cause, Effect, Either, Exit, type ParseResult } from "effect"
 import { BundlesClient } from "./BundlesClient.js"
@@ -39,6 +43,30 @@ export type CreateOrderInput = WithAliases<BundlesClient.PlaceOrderInput>
 /** The filters of `orders.list`: `page`, `perPage`, `status`, `reference`, `phoneNumber`, `from`, `to`. */
 export type ListOrdersInput = WithAliases<BundlesClient.ListOrdersInput>
 
+/** The filters of `wallet.transactions`: `page`, `perPage`, `wallet`, `reason`, `from`, `to`. */
+export type TransactionsInput = WithAliases<BundlesClient.TransactionsInput>
+/** A page of the account's ledger. */
+export type TransactionsPage = Camelize<BundlesClient.TransactionsPage>
+/** The filters of `events.list`: `since`, `type`, `page`, `perPage`. */
+export type EventsInput = WithAliases<Omit<BundlesClient.EventsInput, "since"> & { readonly since?: string }>
+/**
+ * A page of the account's events and the cursor after it. The events are as a webhook delivers
+ * them (snake_case, as `verifyWebhook` returns them), so one handler serves both.
+ */
+export interface EventsPage {
+  readonly events: Array<WebhookEvent>
+  readonly pagination: Camelize<BundlesClient.EventsPage["pagination"]>
+  readonly cursor: string
+}
+/** The filters of `webhooks.deliveries`: `state`, `type`, `page`, `perPage`. */
+export type DeliveriesInput = WithAliases<BundlesClient.DeliveriesInput>
+/** A page of deliveries. */
+export type DeliveriesPage = Camelize<BundlesClient.DeliveriesPage>
+/** A delivery to the webhook URL. */
+export type Delivery = Camelize<BundlesClient.Delivery>
+/** The webhook URL and signing secret. */
+export type WebhookSettings = Camelize<BundlesClient.WebhookSettings>
+
 /** The client of the Promise face. */
 export interface Client {
   /** The three wallet balances, in pesewas. */
@@ -60,10 +88,42 @@ export interface Client {
     /** Every order matching `params`, newest first, fetched page by page (50 a page unless `perPage` is given). */
     readonly all: (params?: Omit<ListOrdersInput, "page">, options?: CallOptions) => AsyncIterableIterator<Order>
   }
+  /** The account's ledger (an extension of the API). */
+  readonly wallet: {
+    /** One page of wallet movements, newest first. */
+    readonly transactions: (params?: TransactionsInput, options?: CallOptions) => Promise<TransactionsPage>
+  }
+  /** The account's events (an extension of the API). */
+  readonly events: {
+    /** One page of events, newest first, and the cursor to pass as `since` next time. */
+    readonly list: (params?: EventsInput, options?: CallOptions) => Promise<EventsPage>
+    /** Every new event, oldest first, as it happens (from `since`, else from now); stop with the signal. */
+    readonly follow: (
+      options?: { readonly since?: string; readonly type?: WebhookEventType; readonly intervalMs?: number },
+      call?: CallOptions
+    ) => AsyncIterableIterator<WebhookEvent>
+    /** Records a test event (marked `test: true`) and queues it to the webhook URL, if any. */
+    readonly trigger: (
+      type: WebhookEventType,
+      options?: CallOptions
+    ) => Promise<{ readonly event: WebhookEvent; readonly delivery: Delivery | null }>
+  }
+  /** The account's webhook (an extension of the API). */
+  readonly webhooks: {
+    /** The URL and the signing secret. */
+    readonly settings: (options?: CallOptions) => Promise<WebhookSettings>
+    /** One page of deliveries, newest first. */
+    readonly deliveries: (params?: DeliveriesInput, options?: CallOptions) => Promise<DeliveriesPage>
+    /** Delivers an event again now. */
+    readonly resend: (id: string, options?: CallOptions) => Promise<Delivery>
+  }
 }
 
 const placeFields = Object.keys(PlaceOrderPayload.fields)
 const listFields = Object.keys(ListOrdersParams.fields)
+const transactionFields = Object.keys(ListTransactionsParams.fields)
+const eventFields = Object.keys(ListEventsParams.fields)
+const deliveryFields = Object.keys(ListDeliveriesParams.fields)
 
 const camelErrors = (errors: Readonly<Record<string, ReadonlyArray<string>>>) => {
   const out: Record<string, ReadonlyArray<string>> = {}
@@ -78,6 +138,22 @@ type FaceError =
   | BundlesClient.PlaceOrderError
   | BundlesClient.GetOrderError
   | BundlesClient.ListOrdersError
+  | BundlesClient.TransactionsError
+  | BundlesClient.EventsError
+  | BundlesClient.TriggerEventError
+  | BundlesClient.WebhookSettingsError
+  | BundlesClient.DeliveriesError
+  | BundlesClient.ResendDeliveryError
+
+/** Waits `ms`, or less when the signal aborts. */
+const pause = (ms: number, signal: AbortSignal | undefined) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms)
+    signal?.addEventListener("abort", () => {
+      clearTimeout(timer)
+      resolve()
+    }, { once: true })
+  })
 
 const isTimeout = (error: HttpClientError.RequestError) => Cause.isTimeoutException(error.cause)
 
@@ -98,8 +174,12 @@ export const fromEffectError = (error: FaceError, requestId: string | undefined)
       return new Errors.NetworkNotFoundError(base(404))
     case "OrderNotFound":
       return new Errors.OrderNotFoundError(base(404))
+    case "DeliveryNotFound":
+      return new Errors.DeliveryNotFoundError(base(404))
     case "NotFound":
       return new Errors.NotFoundError(base(404))
+    case "Conflict":
+      return new Errors.ConflictError(base(409))
     case "MethodNotAllowed":
       return new Errors.ApiError(base(405))
     case "PayloadTooLarge":
@@ -208,6 +288,25 @@ export const createClient = (options: ClientOptions): Client => {
     }
   }
 
+  async function* follow(
+    options: { readonly since?: string; readonly type?: WebhookEventType; readonly intervalMs?: number } = {},
+    call: CallOptions = {}
+  ): AsyncIterableIterator<WebhookEvent> {
+    const type = options.type === undefined ? {} : { type: options.type }
+    const page = (since: string | undefined, perPage: number) =>
+      run(Effect.suspend(() => client.events({ ...type, since: since as any, per_page: perPage })), call)
+    // From now unless told otherwise: the cursor of the newest event.
+    let since = options.since ?? (await page(undefined, 1)).cursor
+    const interval = options.intervalMs ?? 2000
+    while (call.signal?.aborted !== true) {
+      const next = await page(since, 100)
+      for (const event of [...next.events].reverse()) yield event
+      since = next.cursor
+      // Read on at once while full pages come back; otherwise wait before asking again.
+      if (next.pagination.last_page <= 1) await pause(interval, call.signal)
+    }
+  }
+
   return {
     balance: (call) => run(client.balance(), call).then(camelize),
     networks: (call) => run(client.networks(), call).then(camelize),
@@ -222,6 +321,30 @@ export const createClient = (options: ClientOptions): Client => {
       list,
       pages,
       all
+    },
+    wallet: {
+      transactions: (params, call) =>
+        run(Effect.suspend(() => client.transactions(fromAliases(transactionFields, params))), call).then(camelize)
+    },
+    events: {
+      list: (params, call) =>
+        run(Effect.suspend(() => client.events(fromAliases(eventFields, params))), call).then((page) => ({
+          events: [...page.events],
+          pagination: camelize(page.pagination),
+          cursor: page.cursor
+        })),
+      follow,
+      trigger: (type, call) =>
+        run(client.triggerEvent(type), call).then(({ delivery, event }) => ({
+          event,
+          delivery: delivery === null ? null : camelize(delivery)
+        }))
+    },
+    webhooks: {
+      settings: (call) => run(client.webhookSettings(), call).then(camelize),
+      deliveries: (params, call) =>
+        run(Effect.suspend(() => client.deliveries(fromAliases(deliveryFields, params))), call).then(camelize),
+      resend: (id, call) => run(client.resendDelivery(id), call).then(camelize)
     }
   }
 }

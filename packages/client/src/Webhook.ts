@@ -102,3 +102,50 @@ export const signWebhook = async (options: {
   const timestamp = options.timestamp ?? Math.floor(Date.now() / 1000)
   return Webhook.signatureHeader(options.secret, timestamp, options.body)
 }
+
+const encodeEvent = Schema.encodeSync(Webhook.WebhookEvent)
+
+/**
+ * An event's JSON as the server delivers it (the fields in the order id, type, created_at,
+ * test, data; amounts in cedis), for forwarding an event of the feed as its delivery would be.
+ */
+export const webhookBody = (event: WebhookEvent): string => {
+  const encoded = encodeEvent(event)
+  return JSON.stringify({
+    id: encoded.id,
+    type: encoded.type,
+    created_at: encoded.created_at,
+    ...(encoded.test === true ? { test: true } : {}),
+    data: encoded.data
+  })
+}
+
+/**
+ * Every header of a delivery of `body` (the event `id` of `type`), signed with `secret` as the
+ * server signs: `X-Webhook-Signature`, `X-Webhook-Id`, `X-Webhook-Event` and the Standard Webhooks
+ * `webhook-id`, `webhook-timestamp` and `webhook-signature`. For forwarding events to a receiver
+ * (`bundles webhooks listen`) and for testing one.
+ */
+export const webhookHeaders = async (options: {
+  readonly id: string
+  readonly type: WebhookEventType
+  readonly body: string | Uint8Array | ArrayBuffer
+  readonly secret: string
+  /** Unix seconds (default now). */
+  readonly timestamp?: number | undefined
+}): Promise<Record<string, string>> => {
+  const timestamp = options.timestamp ?? Math.floor(Date.now() / 1000)
+  const [signature, standard] = await Promise.all([
+    Webhook.signatureHeader(options.secret, timestamp, options.body),
+    Webhook.standardSignature(options.secret, options.id, timestamp, options.body)
+  ])
+  return {
+    "content-type": "application/json",
+    [Webhook.SIGNATURE_HEADER]: signature,
+    [Webhook.ID_HEADER]: options.id,
+    [Webhook.EVENT_HEADER]: options.type,
+    [Webhook.STANDARD_ID_HEADER]: options.id,
+    [Webhook.STANDARD_TIMESTAMP_HEADER]: String(timestamp),
+    [Webhook.STANDARD_SIGNATURE_HEADER]: standard
+  }
+}

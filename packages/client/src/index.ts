@@ -14,12 +14,20 @@ export {
   type Client,
   createClient,
   type CreateOrderInput,
+  type DeliveriesInput,
+  type DeliveriesPage,
+  type Delivery,
+  type EventsInput,
+  type EventsPage,
   type ListOrdersInput,
   type Network,
   type Order,
   type OrdersPage,
   type OrderStatus,
-  type PlaceOrderResult
+  type PlaceOrderResult,
+  type TransactionsInput,
+  type TransactionsPage,
+  type WebhookSettings
 } from "./Promise.js"
 /** The errors of the Promise face. */
 export * from "./Errors.js"
@@ -42,8 +50,10 @@ export {
   WEBHOOK_EVENT_HEADER,
   WEBHOOK_ID_HEADER,
   WEBHOOK_SIGNATURE_HEADER,
+  webhookBody,
   type WebhookEvent,
-  type WebhookEventType
+  type WebhookEventType,
+  webhookHeaders
 } from "./Webhook.js"
 /** The client's version. */
 export { USER_AGENT, VERSION } from "./Version.js"

@@ -3,6 +3,8 @@
  */
 import { Schema } from "effect"
 import { Cedis } from "./Money.js"
+import { DateBound } from "./Order.js"
+import { pageParams } from "./Page.js"
 import { WalletKind } from "./Wallet.js"
 
 /** Why a wallet moved. */
@@ -25,6 +27,24 @@ export const LedgerEntry = Schema.Struct({
 
 /** The type of `LedgerEntry`. */
 export type LedgerEntry = typeof LedgerEntry.Type
+
+/** Filters of a ledger listing: the admin ledger's `wallet`, and a reason and a time range. */
+export const LedgerFilters = {
+  wallet: Schema.optional(WalletKind),
+  reason: Schema.optional(LedgerReason),
+  from: Schema.optional(DateBound).annotations({ description: "Entries at or after this date or instant" }),
+  to: Schema.optional(DateBound).annotations({
+    description: "Entries at or before this date (the whole day) or instant"
+  })
+}
+
+/** Query parameters of GET /wallet/transactions: newest first, pages as in admin lists. */
+export const ListTransactionsParams = Schema.Struct({ ...pageParams, ...LedgerFilters }).annotations({
+  parseOptions: { errors: "all" }
+})
+
+/** The type of `ListTransactionsParams`. */
+export type ListTransactionsParams = typeof ListTransactionsParams.Type
 
 /** A wallet whose balance is not the sum of its ledger. */
 export const LedgerMismatch = Schema.Struct({

@@ -5,6 +5,7 @@ import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platfor
 import { Schema } from "effect"
 import {
   BadRequest,
+  Conflict,
   MethodNotAllowed,
   NotFound,
   PayloadTooLarge,
@@ -16,8 +17,11 @@ import {
 } from "./ApiError.js"
 import { ApiKeyAuth } from "./ApiKey.js"
 import { Bundle, BundleUnavailable } from "./Bundle.js"
-import { BodyLimit, DEFAULT_BODY_LIMIT, RateLimitScopes } from "./EndpointPolicy.js"
+import { BodyLimit, CarriesSecret, DEFAULT_BODY_LIMIT, RateLimitScopes } from "./EndpointPolicy.js"
+import { EventsPageFields, ListEventsParams, TriggerEventPayload } from "./Event.js"
+import * as Extension from "./Extension.js"
 import { IntegerText } from "./Identifier.js"
+import { LedgerEntry, ListTransactionsParams } from "./Ledger.js"
 import { Cedis } from "./Money.js"
 import { Network, NetworkId, NetworkNotFound } from "./Network.js"
 import {
@@ -30,6 +34,8 @@ import {
   PlaceOrderPayload
 } from "./Order.js"
 import { Balance, InsufficientBalance } from "./Wallet.js"
+import { EventId, WebhookEvent } from "./Webhook.js"
+import { Delivery, DeliveryNotFound, ListDeliveriesParams, WebhookSettings } from "./WebhookDelivery.js"
 
 /** The path prefix of the public API. */
 export const RESELLER_PREFIX = "/api/v1"
@@ -70,13 +76,59 @@ export type OrdersPage = typeof OrdersPage.Type
 /** The response header that marks an idempotent replay of POST /orders. */
 export const IDEMPOTENT_REPLAYED_HEADER = "idempotent-replayed"
 
-/** Wallet balances. */
+/** 200 of GET /wallet/transactions (an extension). */
+export const TransactionsPage = Schema.Struct({
+  success: Succeeded,
+  entries: Schema.Array(LedgerEntry),
+  pagination: Pagination
+})
+
+/** The type of `TransactionsPage`. */
+export type TransactionsPage = typeof TransactionsPage.Type
+
+/** 200 of GET /events (an extension). */
+export const EventsPage = Schema.Struct({ success: Succeeded, ...EventsPageFields })
+
+/** The type of `EventsPage`. */
+export type EventsPage = typeof EventsPage.Type
+
+/** 201 of POST /events/test (an extension): the event, and its delivery when the account has a webhook URL. */
+export const EventTriggered = Schema.Struct({
+  success: Succeeded,
+  event: WebhookEvent,
+  delivery: Schema.NullOr(Delivery)
+})
+
+/** 200 of GET /webhooks (an extension). */
+export const WebhookSettingsResponse = Schema.Struct({ success: Succeeded, webhook: WebhookSettings })
+
+/** 200 of GET /webhooks/deliveries (an extension). */
+export const DeliveriesPage = Schema.Struct({
+  success: Succeeded,
+  deliveries: Schema.Array(Delivery),
+  pagination: Pagination
+})
+
+/** The type of `DeliveriesPage`. */
+export type DeliveriesPage = typeof DeliveriesPage.Type
+
+/** 200 of POST /webhooks/deliveries/{delivery_id}/resend (an extension). */
+export const DeliveryResponse = Schema.Struct({ success: Succeeded, delivery: Delivery })
+
+/** Wallet balances, and the account's own ledger (an extension). */
 export class WalletGroup extends HttpApiGroup.make("wallet")
   .add(
     HttpApiEndpoint.get("balance", "/balance")
       .addSuccess(BalanceResponse)
       .annotate(RateLimitScopes, ["all", "balance"])
       .annotate(OpenApi.Summary, "The three wallet balances")
+  )
+  .add(
+    HttpApiEndpoint.get("transactions", "/wallet/transactions")
+      .setUrlParams(ListTransactionsParams)
+      .addSuccess(TransactionsPage)
+      .annotateContext(Extension.annotations)
+      .annotate(OpenApi.Summary, "The account's ledger: every wallet movement, newest first (extension)")
   )
 {}
 
@@ -127,11 +179,71 @@ export class OrdersGroup extends HttpApiGroup.make("orders")
   )
 {}
 
+/** The account's event feed and test events (an extension). */
+export class EventsGroup extends HttpApiGroup.make("events")
+  .add(
+    HttpApiEndpoint.get("list", "/events")
+      .setUrlParams(ListEventsParams)
+      .addSuccess(EventsPage)
+      .annotateContext(Extension.annotations)
+      .annotate(OpenApi.Summary, "The account's webhook events, newest first, to follow with a cursor (extension)")
+      .annotate(
+        OpenApi.Description,
+        "Every event of the account, whether or not it has a webhook URL. Pass a response's `cursor` back as " +
+          "`since` to list only what came after it; with `since`, page 1 holds the events right after the cursor."
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("trigger", "/events/test")
+      .setPayload(TriggerEventPayload)
+      .addSuccess(EventTriggered, { status: 201 })
+      .annotateContext(Extension.annotations)
+      .annotate(
+        OpenApi.Summary,
+        "Send a test event of a type, marked `test: true`, to the feed and webhook (extension)"
+      )
+  )
+  .annotate(OpenApi.Description, "Beyond the specification")
+{}
+
+/** The account's webhook settings and deliveries (an extension). */
+export class WebhooksGroup extends HttpApiGroup.make("webhooks")
+  .add(
+    HttpApiEndpoint.get("settings", "/webhooks")
+      .addSuccess(WebhookSettingsResponse)
+      .annotate(CarriesSecret, true)
+      .annotateContext(Extension.annotations)
+      .annotate(OpenApi.Summary, "The webhook URL and signing secret (extension)")
+  )
+  .add(
+    HttpApiEndpoint.get("deliveries", "/webhooks/deliveries")
+      .setUrlParams(ListDeliveriesParams)
+      .addSuccess(DeliveriesPage)
+      .annotateContext(Extension.annotations)
+      .annotate(OpenApi.Summary, "Deliveries to the webhook URL, newest first (extension)")
+  )
+  .add(
+    HttpApiEndpoint.post("resend", "/webhooks/deliveries/:delivery_id/resend")
+      .setPath(Schema.Struct({ delivery_id: EventId }))
+      .addSuccess(DeliveryResponse)
+      .addError(DeliveryNotFound)
+      .addError(Conflict)
+      .annotateContext(Extension.annotations)
+      .annotate(
+        OpenApi.Summary,
+        "Deliver an event again now, and retry it as a new one if that fails; 409 without a URL (extension)"
+      )
+  )
+  .annotate(OpenApi.Description, "Beyond the specification")
+{}
+
 /** The public reseller API. */
 export class ResellerApi extends HttpApi.make("reseller")
   .add(WalletGroup)
   .add(CatalogGroup)
   .add(OrdersGroup)
+  .add(EventsGroup)
+  .add(WebhooksGroup)
   .middleware(ApiKeyAuth)
   .addError(BadRequest)
   .addError(NotFound)

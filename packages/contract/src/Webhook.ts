@@ -60,6 +60,9 @@ const event = <const Type extends string, Data extends Schema.Schema.Any>(type: 
     id: EventId,
     type: Schema.Literal(type),
     created_at: Schema.Date.annotations({ description: "ISO 8601 UTC timestamp" }),
+    test: Schema.optional(Schema.Literal(true)).annotations({
+      description: "Present (and true) only on a test event sent by POST /events/test: its data describes nothing real"
+    }),
     data
   })
 
@@ -88,6 +91,13 @@ export type WebhookEventJson = typeof WebhookEvent.Encoded
 
 /** The event types. */
 export type WebhookEventType = WebhookEvent["type"]
+
+/** The event types, as a schema. */
+export const WebhookEventType = Schema.Literal("order.successful", "order.failed", "wallet.funded", "wallet.debited")
+  .annotations({
+    identifier: "WebhookEventType",
+    message: () => "must be one of order.successful, order.failed, wallet.funded, wallet.debited"
+  })
 
 /** An event before it is given its id and time: what the domain announces. */
 export type WebhookEventContent = WebhookEvent extends infer E ? E extends WebhookEvent ? Omit<E, "id" | "created_at">

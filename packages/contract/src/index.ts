@@ -18,6 +18,10 @@ export * as Catalog from "./Catalog.js"
 export * as EndpointPolicy from "./EndpointPolicy.js"
 /** `Idempotency-Key` of admin requests that move money. */
 export * as Idempotency from "./Idempotency.js"
+/** The account's event feed. */
+export * as Event from "./Event.js"
+/** The mark of endpoints beyond the specification. */
+export * as Extension from "./Extension.js"
 /** Identifiers' range. */
 export * as Identifier from "./Identifier.js"
 /** The rules of JSON request bodies. */
@@ -46,3 +50,5 @@ export * as Text from "./Text.js"
 export * as Wallet from "./Wallet.js"
 /** Webhook events, the headers of a delivery and its signature. */
 export * as Webhook from "./Webhook.js"
+/** Deliveries of webhook events and the account's webhook settings. */
+export * as WebhookDelivery from "./WebhookDelivery.js"

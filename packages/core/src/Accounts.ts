@@ -92,7 +92,8 @@ export class Accounts extends Effect.Service<Accounts>()("core/Accounts", {
         }),
         execute: () =>
           sql`
-            INSERT INTO accounts (name, price_group_id) VALUES (${name}, ${groupId})
+            INSERT INTO accounts (name, price_group_id, webhook_secret)
+            VALUES (${name}, ${groupId}, ${Tokens.webhookSecret()})
             RETURNING id, name, status, created_at
           `
       })(undefined)
@@ -156,7 +157,7 @@ export class Accounts extends Effect.Service<Accounts>()("core/Accounts", {
         SELECT webhook_secret FROM accounts WHERE id = ${id}
       `)
       if (current === undefined) return yield* notFound(id)
-      // A webhook URL needs a secret to sign with; one is made when the first URL is set, or on request.
+      // Every account gets a secret when created; one made before that had none until its first URL was set.
       const wantsSecret = patch.rotate_webhook_secret === true ||
         (patch.webhook_url !== undefined && patch.webhook_url !== null && current.webhook_secret === null)
       if (wantsSecret) changes.webhook_secret = Tokens.webhookSecret()

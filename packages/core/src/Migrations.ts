@@ -206,6 +206,34 @@ const adminIdempotencyKeys = [
   `CREATE INDEX admin_idempotency_keys_created ON admin_idempotency_keys (created_at)`
 ]
 
+// The event feed and delivery records (GET /events, GET /webhooks/deliveries). Every event is
+// kept, also for accounts without a webhook URL (`queued_at` NULL: no delivery). Each account
+// numbers its events (`seq`) from a counter on its row, taken in the transaction that writes the
+// event: the row lock holds the next writer until this one ends, so an account's events commit
+// in their order and a reader's cursor never has an event appear behind it.
+const eventFeed = [
+  `ALTER TABLE accounts ADD COLUMN event_seq bigint NOT NULL DEFAULT 0`,
+  `ALTER TABLE webhook_events ADD COLUMN seq bigint`,
+  `UPDATE webhook_events e SET seq = o.n
+    FROM (SELECT id, row_number() OVER (PARTITION BY account_id ORDER BY created_at, id) AS n FROM webhook_events) o
+    WHERE o.id = e.id`,
+  `UPDATE accounts a SET event_seq = m.n FROM (SELECT account_id, max(seq) AS n FROM webhook_events GROUP BY account_id) m
+    WHERE m.account_id = a.id`,
+  `ALTER TABLE webhook_events ALTER COLUMN seq SET NOT NULL`,
+  `CREATE UNIQUE INDEX webhook_events_feed ON webhook_events (account_id, seq)`,
+  `ALTER TABLE webhook_events ALTER COLUMN next_attempt_at DROP NOT NULL, ALTER COLUMN next_attempt_at DROP DEFAULT`,
+  // The retry window runs from queued_at, which a resend moves; url and last_status are the last attempt's.
+  `ALTER TABLE webhook_events ADD COLUMN queued_at timestamptz(3), ADD COLUMN url text,
+    ADD COLUMN last_status integer, ADD COLUMN last_attempt_at timestamptz(3)`,
+  `UPDATE webhook_events SET queued_at = created_at`,
+  // Every account has a signing secret from now on (new ones get one when created), so a receiver
+  // can be set up before the URL is: whsec_ and 64 hex characters (valid base64) from two UUIDs.
+  `UPDATE accounts SET webhook_secret = 'whsec_' || replace(gen_random_uuid()::text || gen_random_uuid()::text, '-', '')
+    WHERE webhook_secret IS NULL`,
+  `CREATE INDEX webhook_events_deliveries ON webhook_events (account_id, queued_at DESC, seq DESC)
+    WHERE queued_at IS NOT NULL`
+]
+
 const statements = (list: ReadonlyArray<string>) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) => Effect.forEach(list, (text) => sql.unsafe(text), { discard: true }))
 
@@ -215,7 +243,8 @@ export const migrate = Migrator.make({})({
     "0001_initial": statements(initial),
     "0002_rate_limits": statements(rateLimits),
     "0003_webhook_leases": statements(webhookLeases),
-    "0004_admin_idempotency_keys": statements(adminIdempotencyKeys)
+    "0004_admin_idempotency_keys": statements(adminIdempotencyKeys),
+    "0005_event_feed": statements(eventFeed)
   }),
   table: "bundles_migrations"
 })

@@ -91,7 +91,7 @@ export interface Placement {
 }
 
 type Placed = Data.TaggedEnum<{
-  Created: { readonly order: DeliverableRow; readonly balanceAfter: bigint; readonly hasWebhook: boolean }
+  Created: { readonly order: DeliverableRow; readonly balanceAfter: bigint }
   Replayed: { readonly order: OrderRow }
 }>
 const Placed = Data.taggedEnum<Placed>()
@@ -114,13 +114,6 @@ const CLAIM_LEASE_SECONDS = 60
 
 /** Only a well-formed order number can name an order: anything else is not found without a query. */
 const isOrderNumber = Schema.is(Order.OrderNumber)
-
-/** Converts a list filter bound to an instant: a whole day starts at midnight UTC and `to` includes it. */
-const boundInstant = (bound: string, edge: "from" | "to"): Date => {
-  if (!Order.isWholeDay(bound)) return new Date(bound)
-  const start = new Date(`${bound}T00:00:00Z`)
-  return edge === "from" ? start : new Date(start.getTime() + 86_400_000)
-}
 
 /** Placing, reading and settling orders. */
 export class Orders extends Effect.Service<Orders>()("core/Orders", {
@@ -191,7 +184,6 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
             bundle_key: string
             network_slug: string
             price: string
-            has_webhook: boolean
             placed: boolean
             entry_id: string | null
             balance_after: string | null
@@ -200,7 +192,7 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
         >`
           WITH bundle AS (
             SELECT b.key, b.name, n.name AS network_name, n.slug AS network_slug,
-              COALESCE(p.price, b.base_price) AS price, a.webhook_url IS NOT NULL AS has_webhook
+              COALESCE(p.price, b.base_price) AS price
             FROM accounts a
             JOIN bundles b ON b.id = ${input.bundle_id}
             JOIN networks n ON n.id = b.network_id
@@ -232,7 +224,7 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
           )
           SELECT p.id, p.order_number, p.account_id, p.bundle_label, p.network_name, p.phone_number, p.amount,
             p.status, p.reference, p.created_at, bundle.key AS bundle_key, bundle.network_slug, bundle.price,
-            bundle.has_webhook, p.id IS NOT NULL AS placed, e.id AS entry_id, e.balance_after,
+            p.id IS NOT NULL AS placed, e.id AS entry_id, e.balance_after,
             e.created_at AS entry_created_at
           FROM bundle LEFT JOIN placed p ON true LEFT JOIN entry e ON true
         `
@@ -246,7 +238,6 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
           bundle_key,
           entry_created_at,
           entry_id,
-          has_webhook,
           network_slug,
           placed: _,
           price: priceText,
@@ -269,18 +260,16 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
           balanceAfter: int8(balance_after),
           createdAt: entry_created_at
         }
-        if (has_webhook) {
-          yield* wallet.announce(
-            { accountId, wallet: "main", amount: -price, reason: "order" },
-            debit,
-            order.order_number as Order.OrderNumber
-          )
-          if (delivered) yield* webhooks.enqueue(accountId, { type: "order.successful", data: toOrder(order) })
-        }
+        // Every account's feed gets the events; they are queued for delivery when the account has a webhook URL.
+        yield* wallet.announce(
+          { accountId, wallet: "main", amount: -price, reason: "order" },
+          debit,
+          order.order_number as Order.OrderNumber
+        )
+        if (delivered) yield* webhooks.enqueue(accountId, { type: "order.successful", data: toOrder(order) })
         return Placed.Created({
           order: { ...order, bundle_key, network_slug },
-          balanceAfter: debit.balanceAfter,
-          hasWebhook: has_webhook
+          balanceAfter: debit.balanceAfter
         })
       })).pipe(
         // A fresh order number colliding with an existing one is astronomically rare; try again.
@@ -293,11 +282,10 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
      */
     const settle = (orderId: string, status: "successful" | "failed", reason: string | null) =>
       sql.withTransaction(Effect.gen(function*() {
-        const [row] = yield* sql<OrderRow & { has_webhook: boolean }>`
+        const [row] = yield* sql<OrderRow>`
           UPDATE orders o SET status = ${status}, settled_at = now(), next_check_at = NULL, failure_reason = ${reason}
-          FROM accounts a
-          WHERE o.id = ${orderId} AND o.status = 'pending' AND a.id = o.account_id
-          RETURNING ${sql.literal(ORDER_COLUMNS)}, a.webhook_url IS NOT NULL AS has_webhook
+          WHERE o.id = ${orderId} AND o.status = 'pending'
+          RETURNING ${sql.literal(ORDER_COLUMNS)}
         `
         if (row === undefined) return Option.none<Settled>()
         let refundedBalance = Option.none<bigint>()
@@ -311,15 +299,13 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
           }
           const moved = Option.getOrThrowWith(yield* wallet.move(refund), () => new Error("refund found no wallet"))
           refundedBalance = Option.some(moved.balanceAfter)
-          if (row.has_webhook) yield* wallet.announce(refund, moved, row.order_number as Order.OrderNumber)
+          yield* wallet.announce(refund, moved, row.order_number as Order.OrderNumber)
         }
-        if (row.has_webhook) {
-          const order = toOrder({ ...row, status })
-          yield* webhooks.enqueue(
-            row.account_id,
-            status === "failed" ? { type: "order.failed", data: order } : { type: "order.successful", data: order }
-          )
-        }
+        const order = toOrder({ ...row, status })
+        yield* webhooks.enqueue(
+          row.account_id,
+          status === "failed" ? { type: "order.failed", data: order } : { type: "order.successful", data: order }
+        )
         return Option.some<Settled>({ status, refundedBalance })
       }))
 
@@ -417,12 +403,12 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
       if (query.phone_number !== undefined) {
         conditions.push(sql`o.phone_national = ${Phone.nationalDigits(query.phone_number)}`)
       }
-      if (query.from !== undefined) conditions.push(sql`o.created_at >= ${boundInstant(query.from, "from")}`)
+      if (query.from !== undefined) conditions.push(sql`o.created_at >= ${Page.boundInstant(query.from, "from")}`)
       if (query.to !== undefined) {
         conditions.push(
           Order.isWholeDay(query.to)
-            ? sql`o.created_at < ${boundInstant(query.to, "to")}`
-            : sql`o.created_at <= ${boundInstant(query.to, "to")}`
+            ? sql`o.created_at < ${Page.boundInstant(query.to, "to")}`
+            : sql`o.created_at <= ${Page.boundInstant(query.to, "to")}`
         )
       }
       const result = yield* listWhere(sql.and(conditions), Page.resolve(query, Order.DEFAULT_PER_PAGE))

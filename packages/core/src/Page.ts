@@ -1,7 +1,7 @@
 /**
  * Pages of lists: the defaults of left-out paging parameters and the pagination block.
  */
-import type { Order } from "@databundle/contract"
+import { Order } from "@databundle/contract"
 
 /** Paging parameters as a request gives them. */
 export interface PageQuery {
@@ -30,3 +30,10 @@ export const pagination = (page: Page, total: number): Order.Pagination => ({
   total,
   last_page: Math.max(1, Math.ceil(total / page.perPage))
 })
+
+/** Converts a list filter bound to an instant: a whole day starts at midnight UTC and `to` includes it. */
+export const boundInstant = (bound: string, edge: "from" | "to"): Date => {
+  if (!Order.isWholeDay(bound)) return new Date(bound)
+  const start = new Date(`${bound}T00:00:00Z`)
+  return edge === "from" ? start : new Date(start.getTime() + 86_400_000)
+}

@@ -7,7 +7,7 @@
 import {
   Account,
   type Ledger,
-  type Order,
+  Order,
   Page as PageContract,
   Wallet as WalletContract,
   type Webhook
@@ -179,19 +179,35 @@ export class Wallet extends Effect.Service<Wallet>()("core/Wallet", {
       })
         .pipe(Effect.withSpan("Wallet.adjust"))
 
-    /** One page of an account's ledger, newest first. */
+    /**
+     * One page of an account's ledger, newest first: the operator's view of an account and the
+     * account's own (GET /wallet/transactions). `to` as a whole day includes that day.
+     */
     const ledger = Effect.fn("Wallet.ledger")(function*(
       accountId: number,
-      query: Page.PageQuery & { readonly wallet?: WalletContract.WalletKind | undefined }
+      query: Page.PageQuery & {
+        readonly wallet?: WalletContract.WalletKind | undefined
+        readonly reason?: Ledger.LedgerReason | undefined
+        readonly from?: string | undefined
+        readonly to?: string | undefined
+      }
     ) {
       if (Option.isNone(yield* balances(accountId))) {
         return yield* new Account.AccountNotFound({ message: `Account ${accountId} not found` })
       }
       const page = Page.resolve(query, PageContract.ADMIN_DEFAULT_PER_PAGE)
-      const where = sql.and([
-        sql`l.account_id = ${accountId}`,
-        ...(query.wallet ? [sql`l.wallet = ${query.wallet}`] : [])
-      ])
+      const conditions = [sql`l.account_id = ${accountId}`]
+      if (query.wallet !== undefined) conditions.push(sql`l.wallet = ${query.wallet}`)
+      if (query.reason !== undefined) conditions.push(sql`l.reason = ${query.reason}`)
+      if (query.from !== undefined) conditions.push(sql`l.created_at >= ${Page.boundInstant(query.from, "from")}`)
+      if (query.to !== undefined) {
+        conditions.push(
+          Order.isWholeDay(query.to)
+            ? sql`l.created_at < ${Page.boundInstant(query.to, "to")}`
+            : sql`l.created_at <= ${Page.boundInstant(query.to, "to")}`
+        )
+      }
+      const where = sql.and(conditions)
       const [count] = yield* orDie(
         sql<{ total: string }>`SELECT count(*) AS total FROM ledger_entries l WHERE ${where}`
       )

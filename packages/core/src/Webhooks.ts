@@ -1,6 +1,8 @@
 /**
  * Webhooks: events written to an outbox in the same transaction as the change they
- * describe, then delivered at least once, signed, with exponential back-off.
+ * describe, then delivered at least once, signed, with exponential back-off. Every event is
+ * kept in the account's feed (GET /events); only those of an account with a webhook URL
+ * are queued for delivery.
  *
  * Delivery is fair between receivers: at most `PER_ENDPOINT` attempts are in flight to one
  * URL (counted in the database, so across every process), at most `MAX_IN_FLIGHT` per process,
@@ -8,11 +10,19 @@
  * slots, never the queue. The HttpClient in context is the transport: the server provides one
  * that never follows redirects and refuses private addresses.
  */
-import { Webhook } from "@databundle/contract"
-import { HttpClient, HttpClientRequest } from "@effect/platform"
+import {
+  Account,
+  ApiError,
+  Event,
+  type Order,
+  Webhook,
+  WebhookDelivery as DeliveryContract
+} from "@databundle/contract"
+import { HttpClient, HttpClientError, HttpClientRequest } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { Clock, Duration, Effect, Ref, Schedule, Schema } from "effect"
-import { orDie } from "./Database.js"
+import { int8, orDie } from "./Database.js"
+import * as Page from "./Page.js"
 import { Settings } from "./Settings.js"
 import * as Tokens from "./Tokens.js"
 
@@ -39,37 +49,286 @@ export const ATTEMPT_DEADLINE = Duration.seconds(5)
 export const LEASE = Duration.seconds(60)
 
 const encodeEvent = Schema.encodeSync(Webhook.WebhookEvent)
+const decodeEvent = Schema.decodeUnknownSync(Schema.parseJson(Webhook.WebhookEvent))
 
-/** Writes events to the outbox. */
+/** The JSON of an event as it is stored, delivered and listed: id, type, created_at, test, data. */
+const eventBody = (event: Webhook.WebhookEvent): string => {
+  const encoded = encodeEvent(event)
+  return JSON.stringify({
+    id: encoded.id,
+    type: encoded.type,
+    created_at: encoded.created_at,
+    ...(encoded.test === true ? { test: true } : {}),
+    data: encoded.data
+  })
+}
+
+interface DeliveryRow {
+  readonly id: string
+  readonly type: Webhook.WebhookEventType
+  readonly url: string | null
+  readonly attempts: number
+  readonly leased: boolean
+  readonly last_status: number | null
+  readonly last_error: string | null
+  readonly last_attempt_at: Date | null
+  readonly next_attempt_at: Date | null
+  readonly delivered_at: Date | null
+  readonly abandoned_at: Date | null
+  readonly created_at: Date
+}
+
+const DELIVERY_COLUMNS = `e.id, e.type, e.url, e.attempts, coalesce(e.leased_until > now(), false) AS leased,
+  e.last_status, e.last_error, e.last_attempt_at, e.next_attempt_at, e.delivered_at, e.abandoned_at, e.created_at`
+
+const toDelivery = (row: DeliveryRow): DeliveryContract.Delivery => {
+  const finished = row.attempts - (row.leased ? 1 : 0)
+  const state: DeliveryContract.DeliveryState = row.delivered_at !== null
+    ? "delivered"
+    : row.abandoned_at !== null
+    ? "abandoned"
+    : finished > 0
+    ? "retrying"
+    : "pending"
+  return {
+    id: Webhook.EventId.make(row.id),
+    event_type: row.type,
+    url: row.url,
+    state,
+    attempts: row.attempts,
+    last_status: row.last_status,
+    last_error: row.last_error,
+    last_attempt_at: row.last_attempt_at,
+    next_attempt_at: state === "pending" || state === "retrying" ? row.next_attempt_at : null,
+    delivered_at: row.delivered_at,
+    created_at: row.created_at
+  }
+}
+
+/** The `data` of a test event of each type: plainly not real, and marked `test: true` besides. */
+const testContent = (
+  type: Webhook.WebhookEventType,
+  accountId: Account.AccountId,
+  mainBalance: bigint,
+  now: Date
+): Webhook.WebhookEventContent => {
+  const order: Order.Order = {
+    order_number: Tokens.orderNumber() as Order.OrderNumber,
+    bundle: "Test bundle",
+    network: "Test network",
+    phone_number: "0240000000",
+    amount_paid: 100n,
+    status: type === "order.failed" ? "failed" : "successful",
+    reference: "test-event",
+    created_at: now
+  }
+  const movement: Webhook.WalletMovement = {
+    account_id: accountId,
+    wallet: "main",
+    amount: 100n,
+    balance: mainBalance,
+    reason: "adjustment",
+    order_number: null,
+    note: "Test event: no money moved"
+  }
+  switch (type) {
+    case "order.successful":
+      return { type, test: true, data: order }
+    case "order.failed":
+      return { type, test: true, data: order }
+    case "wallet.funded":
+      return { type, test: true, data: movement }
+    case "wallet.debited":
+      return { type, test: true, data: movement }
+  }
+}
+
+/**
+ * The outbox and the account's view of it: events written in the transaction of each change,
+ * the event feed, deliveries and their resending, test events, the webhook settings. Every
+ * method that reads for an account takes its id and shows nothing of another account.
+ */
 export class Webhooks extends Effect.Service<Webhooks>()("core/Webhooks", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
+    const insert = (accountId: number, event: Webhook.WebhookEvent) =>
+      // Numbering the event from the account's counter locks the account's row until the
+      // transaction ends, so the account's events commit in the order of their numbers.
+      orDie(sql<{ queued: boolean }>`
+        WITH a AS (
+          UPDATE accounts SET event_seq = event_seq + 1 WHERE id = ${accountId}
+          RETURNING id, event_seq, webhook_url
+        )
+        INSERT INTO webhook_events (id, account_id, seq, type, body, next_attempt_at, queued_at)
+        SELECT ${event.id}, a.id, a.event_seq, ${event.type}, ${eventBody(event)},
+          CASE WHEN a.webhook_url IS NULL THEN NULL ELSE now() END,
+          CASE WHEN a.webhook_url IS NULL THEN NULL ELSE now() END
+        FROM a
+        RETURNING queued_at IS NOT NULL AS queued
+      `)
+
+    const newEvent = (content: Webhook.WebhookEventContent) =>
+      Effect.map(Clock.currentTimeMillis, (now) =>
+        ({
+          ...content,
+          id: Webhook.EventId.make(Tokens.eventId()),
+          created_at: new Date(now)
+        }) as Webhook.WebhookEvent)
+
     /**
-     * Queues an event for the account, if it has a webhook URL. Call it inside the
-     * transaction that makes the change, so the event exists exactly when the change does.
+     * Records an event for the account, in its feed always and queued for delivery when it has
+     * a webhook URL. Call it inside the transaction that makes the change, so the event exists
+     * exactly when the change does.
      */
     const enqueue = Effect.fn("Webhooks.enqueue")(function*(accountId: number, content: Webhook.WebhookEventContent) {
-      const event = {
-        ...content,
-        id: Webhook.EventId.make(Tokens.eventId()),
-        created_at: new Date(yield* Clock.currentTimeMillis)
-      } as Webhook.WebhookEvent
-      const encoded = encodeEvent(event)
-      // Written in the wire's field order: id, type, created_at, data.
-      const body = JSON.stringify({
-        id: encoded.id,
-        type: encoded.type,
-        created_at: encoded.created_at,
-        data: encoded.data
-      })
-      yield* orDie(sql`
-        INSERT INTO webhook_events (id, account_id, type, body)
-        SELECT ${event.id}, id, ${event.type}, ${body} FROM accounts WHERE id = ${accountId} AND webhook_url IS NOT NULL
-      `)
+      yield* insert(accountId, yield* newEvent(content))
     })
 
-    return { enqueue }
+    const deliveryRows = (where: ReturnType<typeof sql.and>, tail = sql``) =>
+      orDie(sql<DeliveryRow>`
+        SELECT ${sql.literal(DELIVERY_COLUMNS)} FROM webhook_events e
+        WHERE ${where}
+        ORDER BY e.queued_at DESC, e.seq DESC
+        ${tail}
+      `)
+
+    const deliveryOf = (accountId: number, id: string) =>
+      Effect.map(
+        deliveryRows(sql.and([sql`e.account_id = ${accountId}`, sql`e.id = ${id}`, sql`e.queued_at IS NOT NULL`])),
+        ([row]) => row === undefined ? undefined : toDelivery(row)
+      )
+
+    /**
+     * One page of the account's events, newest first. With `since`, only the events after that
+     * cursor, page 1 being the ones right after it. The cursor is the account's event number
+     * (see the migration `0005_event_feed`), which commits in order, so a cursor handed out here
+     * never has an event committed behind it later.
+     */
+    const events = Effect.fn("Webhooks.events")(function*(accountId: number, query: Event.ListEventsParams) {
+      const page = Page.resolve(query, Event.DEFAULT_PER_PAGE)
+      const conditions = [sql`e.account_id = ${accountId}`]
+      if (query.type !== undefined) conditions.push(sql`e.type = ${query.type}`)
+      if (query.since !== undefined) conditions.push(sql`e.seq > ${query.since}`)
+      const where = sql.and(conditions)
+      // From the cursor forwards when following, from the newest backwards when browsing.
+      const order = query.since === undefined ? sql`ORDER BY e.seq DESC` : sql`ORDER BY e.seq`
+      const [head] = yield* orDie(sql<{ total: string; newest: string | null }>`
+        SELECT count(*)::text AS total, max(e.seq)::text AS newest FROM webhook_events e WHERE ${where}
+      `)
+      const rows = yield* orDie(sql<{ seq: string; body: string }>`
+        SELECT e.seq::text AS seq, e.body FROM webhook_events e WHERE ${where}
+        ${order} LIMIT ${page.perPage} OFFSET ${page.offset}
+      `)
+      const listed = query.since === undefined ? rows : [...rows].reverse()
+      const cursor = listed[0]?.seq ?? query.since ?? head!.newest ?? Event.START_CURSOR
+      return {
+        events: listed.map((row) => decodeEvent(row.body)),
+        pagination: Page.pagination(page, Number(head!.total)),
+        cursor: cursor as Event.EventCursor
+      }
+    })
+
+    /** One page of the account's deliveries, newest first. */
+    const deliveries = Effect.fn("Webhooks.deliveries")(function*(
+      accountId: number,
+      query: DeliveryContract.ListDeliveriesParams
+    ) {
+      const page = Page.resolve(query, DeliveryContract.DEFAULT_PER_PAGE)
+      const conditions = [sql`e.account_id = ${accountId}`, sql`e.queued_at IS NOT NULL`]
+      if (query.type !== undefined) conditions.push(sql`e.type = ${query.type}`)
+      switch (query.state) {
+        case "delivered":
+          conditions.push(sql`e.delivered_at IS NOT NULL`)
+          break
+        case "abandoned":
+          conditions.push(sql`e.abandoned_at IS NOT NULL`)
+          break
+        case "pending":
+          conditions.push(sql`e.delivered_at IS NULL AND e.abandoned_at IS NULL`)
+          conditions.push(sql`e.attempts - (CASE WHEN e.leased_until > now() THEN 1 ELSE 0 END) = 0`)
+          break
+        case "retrying":
+          conditions.push(sql`e.delivered_at IS NULL AND e.abandoned_at IS NULL`)
+          conditions.push(sql`e.attempts - (CASE WHEN e.leased_until > now() THEN 1 ELSE 0 END) > 0`)
+          break
+      }
+      const where = sql.and(conditions)
+      const [count] = yield* orDie(
+        sql<{ total: string }>`SELECT count(*) AS total FROM webhook_events e WHERE ${where}`
+      )
+      const rows = yield* deliveryRows(where, sql`LIMIT ${page.perPage} OFFSET ${page.offset}`)
+      return { deliveries: rows.map(toDelivery), pagination: Page.pagination(page, Number(count!.total)) }
+    })
+
+    /**
+     * Queues one of the account's events for delivery again, now, to the account's current URL;
+     * if that attempt fails it is retried as a new delivery would be. Any event of the account
+     * can be resent, also one recorded before it had a URL. Refused (409) while an attempt of
+     * it is in flight, and when the account has no webhook URL.
+     */
+    const resend = Effect.fn("Webhooks.resend")(function*(accountId: number, id: string) {
+      const resent = yield* orDie(sql<{ id: string }>`
+        UPDATE webhook_events e
+        SET next_attempt_at = now(), queued_at = now(), attempts = 0, delivered_at = NULL, abandoned_at = NULL
+        FROM accounts a
+        WHERE e.id = ${id} AND e.account_id = ${accountId} AND a.id = e.account_id AND a.webhook_url IS NOT NULL
+          AND (e.leased_until IS NULL OR e.leased_until <= now())
+        RETURNING e.id
+      `)
+      if (resent.length === 0) {
+        const [why] = yield* orDie(sql<{ leased: boolean; has_url: boolean }>`
+          SELECT coalesce(e.leased_until > now(), false) AS leased, a.webhook_url IS NOT NULL AS has_url
+          FROM webhook_events e JOIN accounts a ON a.id = e.account_id
+          WHERE e.id = ${id} AND e.account_id = ${accountId}
+        `)
+        if (why === undefined) {
+          return yield* new DeliveryContract.DeliveryNotFound({ message: `Delivery ${id} not found` })
+        }
+        return yield* new ApiError.Conflict({
+          message: !why.has_url
+            ? "The account has no webhook URL to deliver to; set one first"
+            : "An attempt of this delivery is in flight; resend it once it has finished"
+        })
+      }
+      return (yield* deliveryOf(accountId, id))!
+    })
+
+    /**
+     * Records a test event of a type for the account, marked `test: true`, with data that
+     * describes nothing real; delivered like any other when the account has a webhook URL.
+     */
+    const trigger = Effect.fn("Webhooks.trigger")(function*(accountId: number, type: Webhook.WebhookEventType) {
+      const [balance] = yield* orDie(sql<{ balance: string }>`
+        SELECT balance FROM wallets WHERE account_id = ${accountId} AND kind = 'main'
+      `)
+      if (balance === undefined) {
+        return yield* new Account.AccountNotFound({ message: `Account ${accountId} not found` })
+      }
+      const now = new Date(yield* Clock.currentTimeMillis)
+      const event = yield* newEvent(testContent(type, accountId as Account.AccountId, int8(balance.balance), now))
+      const [row] = yield* insert(accountId, event)
+      const delivery = row?.queued === true ? (yield* deliveryOf(accountId, event.id)) ?? null : null
+      return { event, delivery }
+    })
+
+    /**
+     * The account's webhook URL and signing secret. Every account has a secret (made with the
+     * account), so a receiver, or `bundles webhooks listen`, can be set up before the URL is.
+     */
+    const settings = Effect.fn("Webhooks.settings")(function*(accountId: number) {
+      const [row] = yield* orDie(sql<{ webhook_url: string | null; webhook_secret: string | null }>`
+        SELECT webhook_url, webhook_secret FROM accounts WHERE id = ${accountId}
+      `)
+      if (row === undefined) {
+        return yield* new Account.AccountNotFound({ message: `Account ${accountId} not found` })
+      }
+      if (row.webhook_secret === null) return yield* Effect.die(new Error(`account ${accountId} has no webhook secret`))
+      const settings: DeliveryContract.WebhookSettings = { url: row.webhook_url, secret: row.webhook_secret }
+      return settings
+    })
+
+    return { enqueue, events, deliveries, resend, trigger, settings }
   })
 }) {}
 
@@ -78,7 +337,7 @@ interface DueEvent {
   readonly type: Webhook.WebhookEventType
   readonly body: string
   readonly attempts: number
-  readonly created_at: Date
+  readonly queued_at: Date
   readonly webhook_url: string | null
   readonly webhook_secret: string | null
 }
@@ -123,11 +382,12 @@ export class WebhookDelivery extends Effect.Service<WebhookDelivery>()("core/Web
           SELECT id FROM ranked WHERE slot <= ${PER_ENDPOINT} ORDER BY slot, next_attempt_at, id LIMIT ${limit}
         )
         UPDATE webhook_events e
-        SET leased_until = now() + make_interval(secs => ${Duration.toSeconds(LEASE)}), attempts = e.attempts + 1
+        SET leased_until = now() + make_interval(secs => ${Duration.toSeconds(LEASE)}), attempts = e.attempts + 1,
+          url = a.webhook_url, last_attempt_at = now()
         FROM accounts a, chosen c
         WHERE e.id = c.id AND a.id = e.account_id AND e.delivered_at IS NULL AND e.abandoned_at IS NULL
           AND (e.leased_until IS NULL OR e.leased_until <= now())
-        RETURNING e.id, e.type, e.body, e.attempts, e.created_at, a.webhook_url, a.webhook_secret
+        RETURNING e.id, e.type, e.body, e.attempts, e.queued_at, a.webhook_url, a.webhook_secret
       `.pipe(orDie)
 
     const deliver = (event: DueEvent) =>
@@ -163,28 +423,36 @@ export class WebhookDelivery extends Effect.Service<WebhookDelivery>()("core/Web
             duration: ATTEMPT_DEADLINE,
             onTimeout: () => new Error(`no answer within ${Duration.format(ATTEMPT_DEADLINE)}`)
           }),
+          Effect.map((response) => response.status),
           Effect.scoped,
           Effect.either
         )
         if (sent._tag === "Right") {
           return yield* sql`
-            UPDATE webhook_events SET delivered_at = now(), leased_until = NULL, last_error = NULL WHERE id = ${event.id}
+            UPDATE webhook_events SET delivered_at = now(), leased_until = NULL, last_error = NULL,
+              last_status = ${sent.right}
+            WHERE id = ${event.id}
           `
         }
+        // The receiver's status when it answered (a non-2xx, a redirect); none when it never did.
+        const status = HttpClientError.isHttpClientError(sent.left) && sent.left._tag === "ResponseError"
+          ? sent.left.response.status
+          : null
         const error = reason(sent.left)
         yield* Effect.logInfo("webhook attempt failed").pipe(
           Effect.annotateLogs({ event: event.id, attempt: event.attempts, error })
         )
-        const expired = (yield* Clock.currentTimeMillis) - event.created_at.getTime() > Duration.toMillis(RETRY_WINDOW)
+        const expired = (yield* Clock.currentTimeMillis) - event.queued_at.getTime() > Duration.toMillis(RETRY_WINDOW)
         return yield* expired
           ? sql`
-            UPDATE webhook_events SET abandoned_at = now(), leased_until = NULL, last_error = ${error}
+            UPDATE webhook_events SET abandoned_at = now(), leased_until = NULL, last_error = ${error},
+              last_status = ${status}
             WHERE id = ${event.id}
           `
           : sql`
             UPDATE webhook_events
             SET next_attempt_at = now() + make_interval(secs => ${Duration.toSeconds(backoff(event.attempts))}),
-                leased_until = NULL, last_error = ${error}
+                leased_until = NULL, last_error = ${error}, last_status = ${status}
             WHERE id = ${event.id}
           `
       }).pipe(orDie, Effect.withSpan("WebhookDelivery.deliver", { attributes: { event: event.id } }))

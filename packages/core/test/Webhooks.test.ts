@@ -152,12 +152,16 @@ for (const target of targets) {
           assert.strictEqual(new Set(ids).size, 12)
         }))
 
-      it.effect("accounts without a webhook URL queue nothing", () =>
+      it.effect("accounts without a webhook URL keep their events in the feed and queue no delivery", () =>
         Effect.gen(function*() {
           const account = yield* fundedAccount(100n)
           const sql = yield* SqlClient.SqlClient
-          const rows = yield* sql`SELECT 1 FROM webhook_events WHERE account_id = ${account}`
-          assert.strictEqual(rows.length, 0)
+          const rows = yield* sql<{ type: string; queued: boolean; due: boolean }>`
+            SELECT type, queued_at IS NOT NULL AS queued, next_attempt_at IS NOT NULL AS due
+            FROM webhook_events WHERE account_id = ${account}
+          `
+          assert.deepStrictEqual(rows.map((r) => [r.type, r.queued, r.due]), [["wallet.funded", false, false]])
+          assert.strictEqual(yield* (yield* WebhookDelivery).deliverDue, 0)
         }))
     })
   })

@@ -37,6 +37,7 @@ export const DomainLive = Layer.mergeAll(
   Orders.Orders.Default,
   Idempotency.Idempotency.Default,
   Settings.Settings.Default,
+  Webhooks.Webhooks.Default,
   // One process counts in memory; several on one database share the counts there.
   Layer.unwrapEffect(Effect.map(
     ServerConfig.rateLimitStore,

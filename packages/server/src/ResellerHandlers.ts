@@ -2,22 +2,32 @@
  * The public API's handlers: each binds an endpoint of `ResellerApi` to the domain.
  */
 import { Account, ResellerApi } from "@databundle/contract"
-import { Catalog, Orders, Wallet } from "@databundle/core"
+import { Catalog, Orders, Wallet, Webhooks } from "@databundle/core"
 import { HttpApiBuilder, HttpApp, HttpServerResponse } from "@effect/platform"
 import { Effect, Layer, Option } from "effect"
 import { ServerApi } from "./ServerApi.js"
 
-/** GET /balance. */
+/** GET /balance and GET /wallet/transactions. */
 export const WalletLive = HttpApiBuilder.group(
   ServerApi,
   "wallet",
   (handlers) =>
-    handlers.handle("balance", () =>
-      Effect.gen(function*() {
-        const { accountId } = yield* Account.CurrentAccount
-        const balance = yield* (yield* Wallet.Wallet).balances(accountId)
-        return { success: true as const, balance: Option.getOrThrow(balance) }
-      }))
+    handlers
+      .handle("balance", () =>
+        Effect.gen(function*() {
+          const { accountId } = yield* Account.CurrentAccount
+          const balance = yield* (yield* Wallet.Wallet).balances(accountId)
+          return { success: true as const, balance: Option.getOrThrow(balance) }
+        }))
+      .handle("transactions", ({ urlParams }) =>
+        Effect.gen(function*() {
+          const { accountId } = yield* Account.CurrentAccount
+          const page = yield* (yield* Wallet.Wallet).ledger(accountId, urlParams).pipe(
+            // The authenticated account exists; its absence would be a broken invariant.
+            Effect.catchTag("AccountNotFound", (error) => Effect.die(error))
+          )
+          return { success: true as const, ...page }
+        }))
 )
 
 /** GET /networks and GET /networks/{network_id}/bundles. */
@@ -75,5 +85,45 @@ export const OrdersLive = HttpApiBuilder.group(ServerApi, "orders", (handlers) =
         return { success: true as const, ...(yield* (yield* Orders.Orders).list(accountId, urlParams)) }
       })))
 
+/** GET /events and POST /events/test. */
+export const EventsLive = HttpApiBuilder.group(ServerApi, "events", (handlers) =>
+  handlers
+    .handle("list", ({ urlParams }) =>
+      Effect.gen(function*() {
+        const { accountId } = yield* Account.CurrentAccount
+        return { success: true as const, ...(yield* (yield* Webhooks.Webhooks).events(accountId, urlParams)) }
+      }))
+    .handle("trigger", ({ payload }) =>
+      Effect.gen(function*() {
+        const { accountId } = yield* Account.CurrentAccount
+        const triggered = yield* (yield* Webhooks.Webhooks).trigger(accountId, payload.type).pipe(
+          Effect.catchTag("AccountNotFound", (error) => Effect.die(error))
+        )
+        return { success: true as const, ...triggered }
+      })))
+
+/** GET /webhooks, GET /webhooks/deliveries and POST /webhooks/deliveries/{delivery_id}/resend. */
+export const WebhooksLive = HttpApiBuilder.group(ServerApi, "webhooks", (handlers) =>
+  handlers
+    .handle("settings", () =>
+      Effect.gen(function*() {
+        const { accountId } = yield* Account.CurrentAccount
+        const webhook = yield* (yield* Webhooks.Webhooks).settings(accountId).pipe(
+          Effect.catchTag("AccountNotFound", (error) => Effect.die(error))
+        )
+        return { success: true as const, webhook }
+      }))
+    .handle("deliveries", ({ urlParams }) =>
+      Effect.gen(function*() {
+        const { accountId } = yield* Account.CurrentAccount
+        return { success: true as const, ...(yield* (yield* Webhooks.Webhooks).deliveries(accountId, urlParams)) }
+      }))
+    .handle("resend", ({ path }) =>
+      Effect.gen(function*() {
+        const { accountId } = yield* Account.CurrentAccount
+        const delivery = yield* (yield* Webhooks.Webhooks).resend(accountId, path.delivery_id)
+        return { success: true as const, delivery }
+      })))
+
 /** Every handler of the public API. */
-export const layer = Layer.mergeAll(WalletLive, CatalogLive, OrdersLive)
+export const layer = Layer.mergeAll(WalletLive, CatalogLive, OrdersLive, EventsLive, WebhooksLive)

@@ -28,7 +28,7 @@ import {
   toJson,
   wrongType
 } from "./Values.js"
-import { WALLETS, type World } from "./World.js"
+import { EVENT_TYPES, WALLETS, type World } from "./World.js"
 
 /** A JSON body that is well formed but does not decode: what it breaks, and its text. */
 export interface BrokenBody {
@@ -191,6 +191,11 @@ export const adjustBody = withNonObjects(breakFields(fc.constantFrom(...adjustBa
 
 export const resolveBody = withNonObjects(breakFields(fc.constantFrom(...resolveBases), [
   { name: "status", required: true, bad: badEnum(["successful", "failed"]) }
+]))
+
+/** The body of POST /events/test with its type broken or missing. */
+export const triggerBody = withNonObjects(breakFields(fc.constantFrom({ type: "order.successful" }), [
+  { name: "type", required: true, bad: badEnum(EVENT_TYPES) }
 ]))
 
 /** The catalogue export with one thing in it broken. */

@@ -4,7 +4,7 @@
  * take path parameters, a body or a query, keyed by `METHOD /prefix/path-template`, which
  * `coverageProblems` holds to the API.
  */
-import { EndpointPolicy, Order } from "@databundle/contract"
+import { EndpointPolicy, Event, Order } from "@databundle/contract"
 import { HttpApi } from "@effect/platform"
 import { Option, SchemaAST as AST } from "effect"
 import fc from "fast-check"
@@ -17,6 +17,7 @@ import {
   fundBody,
   placeBody,
   resolveBody,
+  triggerBody,
   updateBody
 } from "./Bodies.js"
 import { clip, type Method } from "./Probe.js"
@@ -32,7 +33,7 @@ import {
   junk,
   rejects
 } from "./Values.js"
-import { ADMIN, PUBLIC, WALLETS, type World } from "./World.js"
+import { ADMIN, EVENT_TYPES, PUBLIC, WALLETS, type World } from "./World.js"
 
 export type Api = "public" | "admin"
 
@@ -213,6 +214,51 @@ const dataOf = (w: World): Readonly<Record<string, Data>> => {
         dateParam("from"),
         dateParam("to")
       ]
+    },
+    [`GET ${PUBLIC}/wallet/transactions`]: {
+      query: [
+        ...pageParams(100),
+        enumParam("wallet", WALLETS),
+        enumParam("reason", ["funding", "adjustment", "order", "refund"]),
+        dateParam("from"),
+        dateParam("to")
+      ]
+    },
+    [`GET ${PUBLIC}/events`]: {
+      query: [
+        ...pageParams(Event.MAX_PER_PAGE),
+        enumParam("type", EVENT_TYPES),
+        {
+          name: "since",
+          good: fc.constantFrom("0", "1", "9223372036854775807"),
+          bad: fc.oneof(
+            fc.constantFrom("", "00", "01", "-1", "1.0", "1e3", " 1", "9223372036854775808", "18446744073709551615"),
+            junk
+          ).filter(rejects(Event.EventCursor))
+        }
+      ]
+    },
+    [`POST ${PUBLIC}/events/test`]: { body: triggerBody },
+    [`GET ${PUBLIC}/webhooks/deliveries`]: {
+      query: [
+        ...pageParams(100),
+        enumParam("state", ["pending", "retrying", "delivered", "abandoned"]),
+        enumParam("type", EVENT_TYPES)
+      ]
+    },
+    [`POST ${PUBLIC}/webhooks/deliveries/:delivery_id/resend`]: {
+      good: oneParam("delivery_id", fc.constantFrom(...w.richEvents), "delivery"),
+      bad: oneParam(
+        "delivery_id",
+        fc.oneof(
+          junk,
+          fc.stringMatching(/^evt_[0-9A-Za-z]{24}$/),
+          fc.constantFrom(".", ".."),
+          // Another account's delivery is not visible.
+          fc.constantFrom(...w.otherEvents)
+        ).filter((s) => s.length > 0 && !w.richEvents.includes(s) && !w.richEvents.includes(s.trim())),
+        "no visible delivery"
+      )
     },
     [`POST ${ADMIN}/accounts`]: { body: createBody(w) },
     [`GET ${ADMIN}/accounts`]: { query: [...pageParams(100), enumParam("status", ["active", "suspended"])] },

@@ -14,6 +14,7 @@ import { probe, send } from "./Probe.js"
 export const PUBLIC = "/api/v1"
 export const ADMIN = "/admin/v1"
 export const WALLETS = ["main", "referral", "agent"] as const
+export const EVENT_TYPES = ["order.successful", "order.failed", "wallet.funded", "wallet.debited"] as const
 
 export interface Account {
   readonly id: number
@@ -53,6 +54,9 @@ export interface World {
   readonly maxBundleId: number
   readonly richOrders: ReadonlyArray<PlacedOrder>
   readonly otherOrders: ReadonlyArray<PlacedOrder>
+  /** Ids of the events (and so of the deliveries) of `rich` and of `other`. */
+  readonly richEvents: ReadonlyArray<string>
+  readonly otherEvents: ReadonlyArray<string>
   readonly pendingOrder: string
   readonly settledOrders: ReadonlyArray<string>
   /** Balances in pesewas by `${account}:${wallet}`. */
@@ -202,6 +206,8 @@ export const setup = Effect.gen(function*() {
   const otherOrders = [yield* place(other, buyable[0]!, "0201234567", "fuzz-other-1")]
   assert.deepStrictEqual(richOrders.map((o) => o.status), ["successful", "failed", "pending"])
 
+  const events = yield* sql<{ id: string; account_id: number }>`SELECT id, account_id FROM webhook_events ORDER BY id`
+  const eventsOf = (account: Account) => events.filter((e) => e.account_id === account.id).map((e) => e.id)
   const keys = yield* sql<{ id: number; account_id: number }>`SELECT id, account_id FROM api_keys ORDER BY id`
   const keyIds = new Map<number, Array<number>>()
   for (const key of keys) keyIds.set(key.account_id, [...(keyIds.get(key.account_id) ?? []), key.id])
@@ -234,6 +240,8 @@ export const setup = Effect.gen(function*() {
     maxBundleId: Math.max(...bundles.map((b) => b.id)),
     richOrders,
     otherOrders,
+    richEvents: eventsOf(rich),
+    otherEvents: eventsOf(other),
     pendingOrder: richOrders[2]!.orderNumber,
     settledOrders: [richOrders[0]!.orderNumber, richOrders[1]!.orderNumber, otherOrders[0]!.orderNumber],
     balances,
@@ -244,6 +252,8 @@ export const setup = Effect.gen(function*() {
     view,
     state: { last: baseline }
   }
+  assert.isAbove(world.richEvents.length, 0, "every account's events are recorded")
+  assert.isAbove(world.otherEvents.length, 0, "every account's events are recorded")
   assert.isAbove(world.unbuyable.length, 0, "the demo catalogue has unbuyable bundles")
   assert.isAbove(world.inactiveNetworks.length, 0, "the demo catalogue has an inactive network")
   return world
