@@ -19,6 +19,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
+import { examples } from "./Examples.js"
 import { shared } from "./SharedOptions.js"
 import { VERSION } from "./Version.js"
 
@@ -224,7 +225,8 @@ const cli = Command.run(command, { name: "bundles", version: VERSION })
  * that takes no colour (a pipe, `NO_COLOR`) has its colour codes removed, the parser's help
  * and errors included.
  */
-export const run = (argv: ReadonlyArray<string>) => CommandLine.run("bundles", cli, argv)
+export const run = (argv: ReadonlyArray<string>) =>
+  CommandLine.run("bundles", cli, argv, { command, version: VERSION, examples })
 
 /** The exit status of a run: 0 success, 1 failure, 2 usage error, 130 stopped by Ctrl-C. */
 export const exitCode = (exit: Exit.Exit<unknown, unknown>): number => CommandLine.exitCode(exit)
