@@ -45,6 +45,6 @@ export const examples: Examples = {
   "admin orders show": ["bundles-server admin orders show ORD-20261101-7F3A9C"],
   "admin orders resolve": [
     "bundles-server admin orders resolve ORD-20261101-7F3A9C --status successful",
-    "bundles-server admin orders resolve ORD-20261101-7F3A9C --status failed --note \"MTN ticket 88121: not delivered\""
+    "bundles-server admin orders resolve ORD-20261101-7F3A9C --status failed --note \"MTN ticket 88121\""
   ]
 }

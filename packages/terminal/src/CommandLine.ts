@@ -4,15 +4,15 @@
  * `NO_COLOR`, like everything else), one line for a failure nobody printed, and one mapping of
  * outcomes to exit statuses. On the start-up path of both binaries: deep `effect` imports only.
  */
-import { type Command, CliConfig, ValidationError } from "@effect/cli"
+import { CliConfig, type Command, ValidationError } from "@effect/cli"
 import * as Cause from "effect/Cause"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Predicate from "effect/Predicate"
-import * as Completion from "./Completion.js"
 import * as CommandTree from "./CommandTree.js"
+import * as Completion from "./Completion.js"
 import * as Help from "./Help.js"
 import { Tty, uncolored, withTty } from "./Tty.js"
 
@@ -90,7 +90,9 @@ export const run = <E, R>(
     const tty = yield* Tty
     const console = yield* Console.consoleWith(Effect.succeed)
     const words = argv.slice(2)
-    const answered = tree === undefined ? Option.none() : answer(name, tree, words, { width: tty.width, color: tty.colorStdout })
+    const answered = tree === undefined
+      ? Option.none()
+      : answer(name, tree, words, { width: tty.width, color: tty.colorStdout })
     if (Option.isSome(answered)) return yield* Console.log(answered.value)
     const json = beforeDashes(words).includes("--json")
     return yield* cli(argv).pipe(

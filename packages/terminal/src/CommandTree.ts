@@ -131,7 +131,9 @@ const optionsOf = (root: Node): Array<OptionSpec> => {
         const flag = primitive._tag === "Bool"
         found.push({
           name: `--${node.name}`,
-          aliases: (node.aliases as ReadonlyArray<string>).map((alias) => alias.length === 1 ? `-${alias}` : `--${alias}`),
+          aliases: (node.aliases as ReadonlyArray<string>).map((alias) =>
+            alias.length === 1 ? `-${alias}` : `--${alias}`
+          ),
           description: docText(node.description),
           placeholder: flag ? undefined : placeholderOf(primitive, node.name),
           value: flag ? undefined : valueKind(primitive),

@@ -43,9 +43,13 @@ const table = (name: string, root: CommandSpec): Table => ({
   entries: CommandTree.walk(root).map(({ path, spec }) => ({
     path: path.map(safe).join(" "),
     children: spec.children.map((child) => safe(child.name)),
-    options: [...spec.options.flatMap((o) => [o.name, ...o.aliases]), ...BUILT_INS, ...(path.length === 0
-      ? ["--completions"]
-      : [])].map(safe),
+    options: [
+      ...spec.options.flatMap((o) => [o.name, ...o.aliases]),
+      ...BUILT_INS,
+      ...(path.length === 0
+        ? ["--completions"]
+        : [])
+    ].map(safe),
     values: [
       ...spec.options.flatMap((o) =>
         o.value === undefined ? [] : [o.name, ...o.aliases].map((n) =>
@@ -77,7 +81,9 @@ const bash = ({ entries, id }: Table, name: string): string =>
     `# Prints the words offered for an option's value; fails when the option takes no value.`,
     `_${id}_values() {`,
     `  case "$1|$2" in`,
-    ...entries.flatMap((e) => e.values.map(([option, words]) => `    "${e.path}|${option}") echo "${words.join(" ")}" ;;`)),
+    ...entries.flatMap((e) =>
+      e.values.map(([option, words]) => `    "${e.path}|${option}") echo "${words.join(" ")}" ;;`)
+    ),
     `    *) return 1 ;;`,
     `  esac`,
     `}`,
@@ -160,7 +166,9 @@ const zsh = ({ entries, id }: Table, name: string): string =>
     `__${id}_values() {`,
     `  vals=()`,
     `  case "$1|$2" in`,
-    ...entries.flatMap((e) => e.values.map(([option, words]) => `    "${e.path}|${option}") vals=(${words.join(" ")}) ;;`)),
+    ...entries.flatMap((e) =>
+      e.values.map(([option, words]) => `    "${e.path}|${option}") vals=(${words.join(" ")}) ;;`)
+    ),
     `    *) return 1 ;;`,
     `  esac`,
     `  return 0`,

@@ -144,10 +144,13 @@ export const render = (
   lines.push(`${bold("Usage:")} ${usageLine(name, path, spec)}`, "")
   if (spec.children.length > 0) {
     lines.push(bold("Commands:"))
-    lines.push(...rows(leaves(spec).map(([sub, node]) => {
-      const args = node.args.map((arg) => arg.optional ? `[${argTerm(arg)}]` : argTerm(arg))
-      return [[sub, ...args].join(" "), node.description] as const
-    }), width))
+    lines.push(...rows(
+      leaves(spec).map(([sub, node]) => {
+        const args = node.args.map((arg) => arg.optional ? `[${argTerm(arg)}]` : argTerm(arg))
+        return [[sub, ...args].join(" "), node.description] as const
+      }),
+      width
+    ))
     lines.push("")
   }
   if (spec.args.length > 0) {
