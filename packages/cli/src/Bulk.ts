@@ -43,7 +43,7 @@ const stopsTheBatch = (error: unknown): boolean =>
   !(Predicate.isTagged(error, "ValidationError") || Predicate.isTagged(error, "BundleUnavailable") ||
     Predicate.isTagged(error, "NotFound") || Predicate.isTagged(error, "BadRequest"))
 
-const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`
+const plural = (n: number, noun: string) => Output.count(n, noun)
 
 const issuesText = (issues: ReadonlyArray<BulkFile.Issue>) =>
   issues.map((issue) => `  line ${issue.line}: ${issue.message}`)
