@@ -56,14 +56,18 @@ export const watch = (options: WatchInput) =>
           onSome: (seconds) => Effect.timeoutOption(follow, Duration.seconds(seconds))
         })
       }
-      if (options.json) yield* Output.printJson({ success: true, order })
-      else yield* Output.printLines(orderLines(order, (yield* Output.styles).out))
-      if (order.status === "successful") return
-      return yield* failed(
-        order.status === "failed"
-          ? `Order ${order.order_number} failed; its amount was refunded to the main wallet`
-          : `Order ${order.order_number} is still pending after ${
-            Progress.duration(Option.getOrElse(options.timeout, () => 0) * 1000)
-          }`
-      )
+      const failure = order.status === "successful"
+        ? undefined
+        : order.status === "failed"
+        ? `Order ${order.order_number} failed; its amount was refunded to the main wallet`
+        : `Order ${order.order_number} is still pending after ${
+          Progress.duration(Option.getOrElse(options.timeout, () => 0) * 1000)
+        }; watch it again later, or ask the operator`
+      // The document agrees with the exit status: `success` is false, and `message` says why, when it is 1.
+      if (options.json) {
+        yield* Output.printJson(
+          failure === undefined ? { success: true, order } : { success: false, message: failure, order }
+        )
+      } else yield* Output.printLines(orderLines(order, (yield* Output.styles).out))
+      if (failure !== undefined) return yield* failed(failure)
     }))
