@@ -2,7 +2,7 @@
  * `admin orders`: the orders of every account, and settling a stuck pending one by hand.
  */
 import { AdminApi, Order, Phone, Wallet } from "@databundle/contract"
-import { problem } from "@databundle/terminal/Failure"
+import { usage } from "@databundle/terminal/Failure"
 import * as Output from "@databundle/terminal/Output"
 import { Command, Options } from "@effect/cli"
 import { Effect, Either, Option } from "effect"
@@ -113,11 +113,13 @@ const ordersResolve = Command.make("resolve", {
   ),
   idempotencyKey: idempotencyKeyOption
 }, (options) =>
-  execute(
-    options,
-    Option.isSome(options.note) && options.status === "successful"
-      ? Effect.fail(problem("--note is kept on the refund: give it with --status failed (a success moves no money)"))
-      : moneyRequest(options, (client, headers) =>
+  Effect.gen(function*() {
+    if (Option.isSome(options.note) && options.status === "successful") {
+      return yield* usage("--note is kept on the refund: give it with --status failed (a success moves no money)")
+    }
+    return yield* execute(
+      options,
+      moneyRequest(options, (client, headers) =>
         client.ordersAdmin.resolve({
           path: { order_number: options.orderNumber },
           headers,
@@ -126,9 +128,10 @@ const ordersResolve = Command.make("resolve", {
             ...Option.match(options.note, { onNone: () => ({}), onSome: (note) => ({ note }) })
           }
         })),
-    AdminApi.AdminOrderResponse,
-    ({ order }, s) => [`Order ${order.order_number} resolved: ${order.status}.`, ...orderText(order, s)]
-  )).pipe(Command.withDescription("Settle a stuck pending order"))
+      AdminApi.AdminOrderResponse,
+      ({ order }, s) => [`Order ${order.order_number} resolved: ${order.status}.`, ...orderText(order, s)]
+    )
+  })).pipe(Command.withDescription("Settle a stuck pending order"))
 
 /** `admin orders`: list, show, resolve. */
 export const orders = Command.make("orders").pipe(
