@@ -24,7 +24,7 @@ export const examples: Examples = {
   ],
   "orders list": [
     "bundles orders list --status pending",
-    "bundles orders list --phone 024 123 4567",
+    "bundles orders list --phone \"024 123 4567\"",
     "bundles orders list --reference INV-1042",
     "bundles orders list --from 2026-11-01 --to 2026-11-30 --all --json"
   ],

@@ -28,6 +28,9 @@ export interface WatchInput extends Config.Shared {
 
 const settled = (order: OrderView) => order.status !== "pending"
 
+/** The timeout as given when under a minute (`0.5 s`), else as durations print. */
+const waited = (seconds: number) => seconds < 60 ? `${seconds} s` : Progress.duration(seconds * 1000)
+
 /** `bundles orders watch ORDER_NUMBER`. */
 export const watch = (options: WatchInput) =>
   Session.run(options, () =>
@@ -61,7 +64,7 @@ export const watch = (options: WatchInput) =>
         : order.status === "failed"
         ? `Order ${order.order_number} failed; its amount was refunded to the main wallet`
         : `Order ${order.order_number} is still pending after ${
-          Progress.duration(Option.getOrElse(options.timeout, () => 0) * 1000)
+          waited(Option.getOrElse(options.timeout, () => 0))
         }; watch it again later, or ask the operator`
       // The document agrees with the exit status: `success` is false, and `message` says why, when it is 1.
       if (options.json) {

@@ -114,7 +114,13 @@ const placeholderOf = (primitive: Node, name: string): string => {
     case "Secret":
       return name.endsWith("key") ? "KEY" : name.toUpperCase()
     default:
-      return /url$/.test(name) ? "URL" : /key$/.test(name) ? "KEY" : name.toUpperCase().replace(/-/g, "_")
+      return /url$/.test(name)
+        ? "URL"
+        : /key$/.test(name)
+        ? "KEY"
+        : name === "from" || name === "to"
+        ? "DATE"
+        : name.toUpperCase().replace(/-/g, "_")
   }
 }
 
