@@ -43,7 +43,7 @@ const stopsTheBatch = (error: unknown): boolean =>
   !(Predicate.isTagged(error, "ValidationError") || Predicate.isTagged(error, "BundleUnavailable") ||
     Predicate.isTagged(error, "NotFound") || Predicate.isTagged(error, "BadRequest"))
 
-const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`
+const plural = (n: number, noun: string) => Output.count(n, noun)
 
 const issuesText = (issues: ReadonlyArray<BulkFile.Issue>) =>
   issues.map((issue) => `  line ${issue.line}: ${issue.message}`)
@@ -67,9 +67,12 @@ const run = (options: BulkInput, pacer: Pacing.Pacer, connection: Config.Connect
     const client = yield* BundlesClient
     const { err, out } = yield* Output.styles
 
-    const text = yield* fs.readFileString(options.file).pipe(
+    const bytes = yield* fs.readFile(options.file).pipe(
       Effect.mapError((error) => problem(`Cannot read ${options.file}: ${error.message}`))
     )
+    const decoded = BulkFile.decodeFile(bytes, options.file)
+    if (decoded._tag === "Refused") return yield* problem(decoded.message)
+    const { text } = decoded
     const batch = Option.getOrElse(options.batch, () => BulkFile.defaultBatch(options.file)).trim()
     if (batch === "") return yield* problem("The batch name is empty")
     // Beside the file, named after it, or after the batch when one is named: runs of two batches
@@ -99,7 +102,7 @@ const run = (options: BulkInput, pacer: Pacing.Pacer, connection: Config.Connect
       yield* status.set("reading the catalogue")
       const catalogue = yield* Catalogue.load(reader)
       const checked = BulkFile.check(text, catalogue, batch)
-      for (const warning of checked.warnings) yield* Output.warn(`line ${warning.line}: ${warning.message}`)
+      for (const warning of checked.warnings) yield* status.warn(`line ${warning.line}: ${warning.message}`)
       if (checked.errors.length > 0) {
         return yield* rejected(options.file, checked.errors, checked.warnings)
       }

@@ -26,12 +26,43 @@ export interface Issue {
   readonly message: string
 }
 
+/** The separators a spreadsheet saves a CSV file with: Excel uses `;` where the decimal mark is a comma. */
+export type Delimiter = "," | ";" | "\t"
+
 /**
- * Splits CSV text into records (RFC 4180: quoted fields with `""` for a quote, commas and
- * line breaks inside quotes; LF, CRLF or CR line ends; a leading BOM). Blank lines are skipped.
+ * The separator of a file, from its first record: the one of `,`, `;` and tab that occurs
+ * most outside quotes (a comma on a tie or when none does).
  */
-export const parseCsv = (input: string): { readonly records: Array<CsvRecord>; readonly errors: Array<Issue> } => {
-  const text = input.startsWith("\uFEFF") ? input.slice(1) : input
+export const detectDelimiter = (text: string): Delimiter => {
+  const counts = { ",": 0, ";": 0, "\t": 0 }
+  let quoted = false
+  for (const char of text.replace(/^\uFEFF/, "")) {
+    if (char === "\"") quoted = !quoted
+    else if (!quoted && (char === "\n" || char === "\r")) {
+      if (counts[","] + counts[";"] + counts["\t"] > 0) break
+    } else if (!quoted && char in counts) counts[char as Delimiter]++
+  }
+  const [best] = (Object.entries(counts) as Array<[Delimiter, number]>).sort((a, b) => b[1] - a[1])
+  return best![1] > counts[","] ? best![0] : ","
+}
+
+/**
+ * Splits CSV text into records (RFC 4180: quoted fields with `""` for a quote, separators and
+ * line breaks inside quotes; LF, CRLF or CR line ends; a leading BOM), separated by commas,
+ * semicolons or tabs (named by Excel's `sep=` line, else found from the first record unless
+ * given). Blank lines are skipped.
+ */
+export const parseCsv = (
+  input: string,
+  delimiter: Delimiter = detectDelimiter(input)
+): { readonly records: Array<CsvRecord>; readonly errors: Array<Issue> } => {
+  let text = input.startsWith("\uFEFF") ? input.slice(1) : input
+  // Excel's `sep=;` first line names the separator; it is left out as a blank line (line numbers stay).
+  const hint = /^sep=([,;\t])(?=\r?\n|$)/.exec(text)
+  if (hint !== null) {
+    delimiter = hint[1] as Delimiter
+    text = text.slice(hint[0].length)
+  }
   const records: Array<CsvRecord> = []
   const errors: Array<Issue> = []
   let line = 1
@@ -59,9 +90,9 @@ export const parseCsv = (input: string): { readonly records: Array<CsvRecord>; r
           } else {
             quoted = false
             i++
-            // After a closing quote only spaces may come before the next comma or line end.
-            while (text[i] === " " || text[i] === "\t") i++
-            if (text[i] !== undefined && text[i] !== "," && text[i] !== "\n" && text[i] !== "\r") {
+            // After a closing quote only spaces may come before the next separator or line end.
+            while (text[i] === " " || (text[i] === "\t" && delimiter !== "\t")) i++
+            if (text[i] !== undefined && text[i] !== delimiter && text[i] !== "\n" && text[i] !== "\r") {
               errors.push({ line: start, message: "unexpected text after a closing quote" })
               broken = true
               while (text[i] !== undefined && text[i] !== "\n" && text[i] !== "\r") i++
@@ -80,7 +111,7 @@ export const parseCsv = (input: string): { readonly records: Array<CsvRecord>; r
         i++
         continue
       }
-      if (char === ",") {
+      if (char === delimiter) {
         cells.push(cell)
         cell = ""
         i++
@@ -99,6 +130,37 @@ export const parseCsv = (input: string): { readonly records: Array<CsvRecord>; r
     if (!broken && trimmed.some((c) => c !== "")) records.push({ line: start, cells: trimmed })
   }
   return { records, errors }
+}
+
+/**
+ * The text of a bulk file as spreadsheets save it: UTF-8 (with or without a BOM), or UTF-16
+ * with its BOM (Excel's "Unicode Text", tab separated). A workbook (`.xlsx`, `.xls`, `.ods`)
+ * is refused with how to save it as CSV: reading workbooks would take a large dependency for
+ * what "Save As CSV" does (see docs/cli.md).
+ */
+export const decodeFile = (
+  bytes: Uint8Array,
+  name: string
+): { readonly _tag: "Text"; readonly text: string } | { readonly _tag: "Refused"; readonly message: string } => {
+  const starts = (...magic: ReadonlyArray<number>) => magic.every((byte, i) => bytes[i] === byte)
+  const zip = starts(0x50, 0x4b, 0x03, 0x04)
+  const ole = starts(0xd0, 0xcf, 0x11, 0xe0)
+  if (zip || ole || /\.(xlsx|xlsm|xls|ods|numbers)$/i.test(name)) {
+    const kind = ole || /\.xls$/i.test(name) ? "an Excel 97-2003 workbook (.xls)" : /\.ods$/i.test(name)
+      ? "an OpenDocument spreadsheet (.ods)"
+      : /\.numbers$/i.test(name)
+      ? "a Numbers spreadsheet"
+      : "an Excel workbook (.xlsx)"
+    return {
+      _tag: "Refused",
+      message: `${name} is ${kind}, not a CSV file. Save it as CSV first: in Excel, File > Save As > ` +
+        `"CSV UTF-8 (Comma delimited) (*.csv)"; in Google Sheets, File > Download > "Comma-separated values"; ` +
+        `in LibreOffice, File > Save As > "Text CSV". Then run bundles bulk with the .csv file.`
+    }
+  }
+  if (starts(0xff, 0xfe)) return { _tag: "Text", text: new TextDecoder("utf-16le").decode(bytes.subarray(2)) }
+  if (starts(0xfe, 0xff)) return { _tag: "Text", text: new TextDecoder("utf-16be").decode(bytes.subarray(2)) }
+  return { _tag: "Text", text: new TextDecoder("utf-8").decode(bytes) }
 }
 
 /** The columns a row may have, with the header names each accepts. */

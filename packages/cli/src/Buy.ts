@@ -54,10 +54,14 @@ export const buy = (options: BuyInput) =>
         ...Option.match(options.reference, { onNone: () => ({}), onSome: (reference) => ({ reference }) })
       })
       const { order } = placed
+      const failure = order.status === "failed"
+        ? `Order ${order.order_number} failed; its amount was refunded to the main wallet`
+        : undefined
       if (options.json) {
+        // The call succeeded, the purchase did not: the document says so as the exit status does.
         yield* Output.printJson({
-          success: true,
-          message: placed.message,
+          success: failure === undefined,
+          message: failure ?? placed.message,
           order,
           wallet_balance: placed.wallet_balance
         })
@@ -72,7 +76,5 @@ export const buy = (options: BuyInput) =>
         )
       }
       if (order.status === "pending") yield* Output.note(`Follow it with: bundles orders watch ${order.order_number}`)
-      if (order.status === "failed") {
-        return yield* failed(`Order ${order.order_number} failed; its amount was refunded to the main wallet`)
-      }
+      if (failure !== undefined) return yield* failed(failure)
     }))

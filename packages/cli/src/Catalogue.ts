@@ -123,7 +123,7 @@ export const bundles = (options: Config.Shared & { readonly network: string }) =
       const { out } = yield* Output.styles
       const dimIfInactive = (b: Bundle, text: string) => b.is_active ? text : out.dim(text)
       yield* Output.printLines([
-        `${networkLabel(network, out)} (network ${network.id}): ${list.length} bundle${list.length === 1 ? "" : "s"}`,
+        `${networkLabel(network, out)} (network ${network.id}): ${Output.count(list.length, "bundle")}`,
         "",
         ...Output.table<Bundle>(
           [

@@ -19,6 +19,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
+import { examples } from "./Examples.js"
 import { shared } from "./SharedOptions.js"
 import { VERSION } from "./Version.js"
 
@@ -147,6 +148,22 @@ const positive = (name: string, max: number) => (n: number) =>
     ? Either.right(n)
     : Either.left(invalid(`--${name} must be an integer from 1 to ${max}`))
 
+const DATE_BOUND = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2}))?$/
+
+/** `--from`/`--to`: a day or an instant with its offset, as GET /orders takes them. */
+const dateBound = (name: string, description: string) =>
+  Options.text(name).pipe(
+    Options.withDescription(description),
+    Options.mapEffect((text) =>
+      DATE_BOUND.test(text) && !Number.isNaN(Date.parse(text))
+        ? Either.right(text)
+        : Either.left(
+          invalid(`--${name} must be a date (2026-11-01) or a timestamp with offset (2026-11-01T08:00:00Z)`)
+        )
+    ),
+    Options.optional
+  )
+
 const ordersList = Command.make("list", {
   ...shared,
   status: Options.choice("status", ORDER_STATUSES).pipe(
@@ -163,7 +180,26 @@ const ordersList = Command.make("list", {
     Options.mapEffect(positive("per-page", MAX_PER_PAGE)),
     Options.optional
   ),
-  all: Options.boolean("all").pipe(Options.withDescription("Every page, newest first"))
+  all: Options.boolean("all").pipe(Options.withDescription("Every page, newest first")),
+  phone: Options.text("phone").pipe(
+    Options.withDescription("Only orders for this number, written any way (024 123 4567, +233 24 123 4567)"),
+    Options.mapEffect((text) => {
+      const phone = parsePhone(text)
+      return phone === undefined
+        ? Either.left(invalid(`--phone ${JSON.stringify(text)} is not a Ghana mobile number (e.g. 024 123 4567)`))
+        : Either.right(phone.local)
+    }),
+    Options.optional
+  ),
+  reference: Options.text("reference").pipe(
+    Options.withDescription("Only the order with this reference"),
+    Options.mapEffect((text) =>
+      REFERENCE_PATTERN.test(text) ? Either.right(text) : Either.left(invalid(`--reference ${REFERENCE_RULE}`))
+    ),
+    Options.optional
+  ),
+  from: dateBound("from", "Only orders placed on or after this day (2026-11-01) or instant (2026-11-01T08:00:00Z)"),
+  to: dateBound("to", "Only orders placed on or before this day (2026-11-30, the whole day) or instant")
 }, (options) => lazy(() => import("./Orders.js"), (m) => m.list(options))).pipe(
   Command.withDescription("The account's orders, newest first")
 )
@@ -366,7 +402,8 @@ const cli = Command.run(command, { name: "bundles", version: VERSION })
  * that takes no colour (a pipe, `NO_COLOR`) has its colour codes removed, the parser's help
  * and errors included.
  */
-export const run = (argv: ReadonlyArray<string>) => CommandLine.run("bundles", cli, argv)
+export const run = (argv: ReadonlyArray<string>) =>
+  CommandLine.run("bundles", cli, argv, { command, version: VERSION, examples })
 
 /** The exit status of a run: 0 success, 1 failure, 2 usage error, 130 stopped by Ctrl-C. */
 export const exitCode = (exit: Exit.Exit<unknown, unknown>): number => CommandLine.exitCode(exit)

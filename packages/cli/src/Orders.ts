@@ -63,14 +63,24 @@ export interface ListInput extends Config.Shared {
   readonly page: Option.Option<number>
   readonly perPage: Option.Option<number>
   readonly all: boolean
+  readonly phone: Option.Option<string>
+  readonly reference: Option.Option<string>
+  readonly from: Option.Option<string>
+  readonly to: Option.Option<string>
 }
 
 /** `bundles orders list`: one page of orders, newest first, or every page with `--all`. */
 export const list = (options: ListInput) =>
   Effect.gen(function*() {
     if (options.all && Option.isSome(options.page)) return yield* usage("--all reads every page: leave out --page")
+    const given = <K extends string>(key: K, value: Option.Option<string>) =>
+      Option.match(value, { onNone: () => ({}), onSome: (text) => ({ [key]: text } as { [P in K]: string }) })
     const filters = {
       ...Option.match(options.status, { onNone: () => ({}), onSome: (status) => ({ status }) }),
+      ...given("phone_number", options.phone),
+      ...given("reference", options.reference),
+      ...given("from", options.from),
+      ...given("to", options.to),
       ...Option.match(options.perPage, { onNone: () => ({}), onSome: (per_page) => ({ per_page }) })
     }
     return yield* Session.run(options, () =>
@@ -83,7 +93,7 @@ export const list = (options: ListInput) =>
           if (orders.length === 0) return yield* Output.printLines(["No orders."])
           return yield* Output.printLines([
             ...ordersTable(orders, out),
-            `${orders.length} order${orders.length === 1 ? "" : "s"}`
+            Output.count(orders.length, "order")
           ])
         }
         const page = yield* client.listOrders({
@@ -97,7 +107,7 @@ export const list = (options: ListInput) =>
         }
         yield* Output.printLines([
           ...ordersTable(page.orders, out),
-          `Page ${current_page} of ${Math.max(last_page, 1)} (${total} order${total === 1 ? "" : "s"} in all)`
+          `Page ${current_page} of ${Math.max(last_page, 1)} (${Output.count(total, "order")} in all)`
         ])
       }))
   })

@@ -1,15 +1,12 @@
 /**
  * What `bundles` prints: the terminal toolkit's output (tables fitted to the width, colour
- * decided once, notes and errors on stderr), plus the reseller's own forms: instants as
- * people read them, and `--json` documents whose amounts are cedis as on the wire.
+ * decided once, notes and errors on stderr, instants and counts as both CLIs print them),
+ * plus the reseller's own form: `--json` documents whose amounts are cedis as on the wire.
  */
 import { formatCedis } from "@databundle/client/Money"
 import { Console, type Effect } from "effect"
 
 export * from "@databundle/terminal/Output"
-
-/** An instant as people read it, in UTC: `2026-11-01 08:30:00Z`. */
-export const date = (d: Date): string => d.toISOString().replace("T", " ").replace(/\.\d{3}Z$/, "Z")
 
 /** Every bigint in the API's decoded data is an amount in pesewas; the wire carries cedis, from the exact decimal text. */
 const cedis = (_: string, value: unknown) => typeof value === "bigint" ? Number(formatCedis(value)) : value

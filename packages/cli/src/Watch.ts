@@ -28,6 +28,9 @@ export interface WatchInput extends Config.Shared {
 
 const settled = (order: OrderView) => order.status !== "pending"
 
+/** The timeout as given when under a minute (`0.5 s`), else as durations print. */
+const waited = (seconds: number) => seconds < 60 ? `${seconds} s` : Progress.duration(seconds * 1000)
+
 /** `bundles orders watch ORDER_NUMBER`. */
 export const watch = (options: WatchInput) =>
   Session.run(options, () =>
@@ -56,14 +59,18 @@ export const watch = (options: WatchInput) =>
           onSome: (seconds) => Effect.timeoutOption(follow, Duration.seconds(seconds))
         })
       }
-      if (options.json) yield* Output.printJson({ success: true, order })
-      else yield* Output.printLines(orderLines(order, (yield* Output.styles).out))
-      if (order.status === "successful") return
-      return yield* failed(
-        order.status === "failed"
-          ? `Order ${order.order_number} failed; its amount was refunded to the main wallet`
-          : `Order ${order.order_number} is still pending after ${
-            Progress.duration(Option.getOrElse(options.timeout, () => 0) * 1000)
-          }`
-      )
+      const failure = order.status === "successful"
+        ? undefined
+        : order.status === "failed"
+        ? `Order ${order.order_number} failed; its amount was refunded to the main wallet`
+        : `Order ${order.order_number} is still pending after ${
+          waited(Option.getOrElse(options.timeout, () => 0))
+        }; watch it again later, or ask the operator`
+      // The document agrees with the exit status: `success` is false, and `message` says why, when it is 1.
+      if (options.json) {
+        yield* Output.printJson(
+          failure === undefined ? { success: true, order } : { success: false, message: failure, order }
+        )
+      } else yield* Output.printLines(orderLines(order, (yield* Output.styles).out))
+      if (failure !== undefined) return yield* failed(failure)
     }))

@@ -199,7 +199,7 @@ describe(`both command lines on ${targets[0]!.name}`, () => {
             const help = yield* cli.run([...group, "--help"], server.origin, { color: false })
             assert.strictEqual(help.code, 0)
             assert.notInclude(help.stdout, ESC, `${group.join(" ")} --help`)
-            assert.include(help.stdout, "USAGE")
+            assert.include(help.stdout, "Usage:")
           }
         }))
 

@@ -98,6 +98,31 @@ for (const target of targets) {
         yield* boughtOnce(key, 0)
       }))
 
+    it.scopedLive("a spreadsheet's CSV (semicolons, a BOM, quotes) buys; a workbook is refused with how to save it", () =>
+      Effect.gen(function*() {
+        const dir = yield* tempDir
+        const { key } = yield* Effect.promise(() => server.account({ funds: 100_000n, limits: roomy }))
+        const file = path.join(dir, "excel.csv")
+        fs.writeFileSync(
+          file,
+          `\uFEFFsep=;\r\nBundle ID;Phone Number;Reference\r\n${mtn1().id};"+233 24 555 0001";"INV.1"\r\n` +
+            `${telecel2().id};020 555 0002;\r\n`
+        )
+        const run = expectCode(yield* runCli(["bulk", file, "--yes"], envFor(proxy.baseUrl, key, dir)), 0)
+        assert.notInclude(run.stderr, "problem")
+        const orders = yield* boughtOnce(key, 2)
+        assert.deepStrictEqual(orders.map((o) => o.phoneNumber).sort(), ["0205550002", "0245550001"])
+        assert.include(orders.map((o) => o.reference), "INV.1")
+
+        const workbook = path.join(dir, "orders.xlsx")
+        fs.writeFileSync(workbook, Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x14, 0x00, 0x06, 0x00]))
+        const refused = expectCode(yield* runCli(["bulk", workbook, "--json"], envFor(proxy.baseUrl, key, dir)), 1)
+        assert.include(refused.stderr, "is an Excel workbook (.xlsx), not a CSV file")
+        assert.include(refused.stderr, "CSV UTF-8 (Comma delimited)")
+        assert.strictEqual(json(refused).success, false)
+        yield* boughtOnce(key, 2)
+      }))
+
     it.scopedLive("--dry-run checks the file and the money and buys nothing; too little money buys nothing either", () =>
       Effect.gen(function*() {
         const dir = yield* tempDir

@@ -53,6 +53,71 @@ describe("parseCsv", () => {
   })
 })
 
+describe("spreadsheets as resellers save them", () => {
+  const expected = [
+    { line: 1, cells: ["bundle_id", "phone_number", "reference"] },
+    { line: 2, cells: ["1", "024 123 4567", "INV-1; first"] },
+    { line: 3, cells: ["15", "0201234567", ""] }
+  ]
+
+  it("reads semicolon separated files (Excel where the decimal mark is a comma), with Excel's sep= line", () => {
+    const text = "bundle_id;phone_number;reference\r\n1;024 123 4567;\"INV-1; first\"\r\n15;0201234567;\r\n"
+    assert.strictEqual(BulkFile.detectDelimiter(text), ";")
+    assert.deepStrictEqual(BulkFile.parseCsv(text), { records: expected, errors: [] })
+    const hinted = BulkFile.parseCsv(`sep=;\r\n${text}`)
+    assert.deepStrictEqual(hinted.errors, [])
+    assert.deepStrictEqual(hinted.records, expected.map((r) => ({ ...r, line: r.line + 1 })))
+  })
+
+  it("reads tab separated files, and Excel's Unicode Text (UTF-16 with a BOM, tabs)", () => {
+    const text = "bundle_id\tphone_number\treference\n1\t024 123 4567\t\"INV-1; first\"\n15\t0201234567\t\n"
+    assert.deepStrictEqual(BulkFile.parseCsv(text), { records: expected, errors: [] })
+    const utf16 = new Uint8Array([0xff, 0xfe, ...Buffer.from(text, "utf16le")])
+    const decoded = BulkFile.decodeFile(utf16, "orders.txt")
+    assert.strictEqual(decoded._tag, "Text")
+    assert.deepStrictEqual(BulkFile.parseCsv(decoded._tag === "Text" ? decoded.text : "").records, expected)
+  })
+
+  it("reads a UTF-8 BOM and quoted fields holding separators, quotes and line breaks", () => {
+    const bytes = new Uint8Array([
+      0xef,
+      0xbb,
+      0xbf,
+      ...Buffer.from("bundle_id,phone_number,reference\n1,\"024 123 4567\",\"a,\"\"b\"\"\nc\"\n")
+    ])
+    const decoded = BulkFile.decodeFile(bytes, "orders.csv")
+    assert.strictEqual(decoded._tag, "Text")
+    const { errors, records } = BulkFile.parseCsv(decoded._tag === "Text" ? decoded.text : "")
+    assert.deepStrictEqual(errors, [])
+    assert.deepStrictEqual(records[1], { line: 2, cells: ["1", "024 123 4567", "a,\"b\"\nc"] })
+    const checked = BulkFile.check(
+      "\uFEFFbundle_id;phone_number\n1;\"+233 24 123 4567\"\n",
+      catalogue,
+      "bom"
+    )
+    assert.deepStrictEqual(checked.errors, [])
+    assert.strictEqual(checked.rows[0]!.phone, "0241234567")
+  })
+
+  it("refuses a workbook by its content or its name, saying how to save it as CSV", () => {
+    const zip = new Uint8Array([0x50, 0x4b, 0x03, 0x04, 0x14, 0x00])
+    for (
+      const [bytes, name] of [[zip, "orders.csv"], [zip, "orders.xlsx"], [
+        new Uint8Array([0xd0, 0xcf, 0x11, 0xe0]),
+        "orders.xls"
+      ]] as const
+    ) {
+      const decoded = BulkFile.decodeFile(bytes, name)
+      assert.strictEqual(decoded._tag, "Refused", name)
+      if (decoded._tag === "Refused") {
+        assert.include(decoded.message, "not a CSV file")
+        assert.include(decoded.message, "Save As")
+        assert.include(decoded.message, "CSV UTF-8")
+      }
+    }
+  })
+})
+
 describe("check", () => {
   it("takes every phone form the client's helper reads and sends the API's local form", () => {
     const checked = BulkFile.check(

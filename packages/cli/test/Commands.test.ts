@@ -214,6 +214,32 @@ for (const target of targets) {
         assert.strictEqual(all.orders.length, 4)
         expectCode(yield* runCli(["orders", "list", "--all", "--page", "2"], env(dir, key)), 2)
         expectCode(yield* runCli(["orders", "list", "--per-page", "51"], env(dir, key)), 2)
+        // A usage error under --json prints the failure document too.
+        const usage = expectCode(yield* runCli(["orders", "list", "--per-page", "51", "--json"], env(dir, key)), 2)
+        assert.deepStrictEqual(Object.keys(json(usage)).sort(), ["message", "success"])
+        assert.strictEqual(json(usage).success, false)
+        assert.include(json(usage).message, "--per-page")
+
+        // Filters: the number written any way, the reference, and a range of days.
+        const byPhone = json(
+          expectCode(yield* runCli(["orders", "list", "--phone", "+233 26 111 0002", "--json"], env(dir, key)), 0)
+        )
+        assert.deepStrictEqual(byPhone.orders.map((o: any) => o.phone_number), ["0261110002"])
+        const reference = byPhone.orders[0].reference
+        const byReference = expectCode(yield* runCli(["orders", "list", "--reference", reference], env(dir, key)), 0)
+        assert.include(byReference.stdout, "(1 order in all)")
+        const today = new Date().toISOString().slice(0, 10)
+        const inRange = json(
+          expectCode(yield* runCli(["orders", "list", "--from", today, "--to", today, "--json"], env(dir, key)), 0)
+        )
+        assert.strictEqual(inRange.pagination.total, 4)
+        const before = expectCode(
+          yield* runCli(["orders", "list", "--from", "2020-01-01", "--to", "2020-12-31"], env(dir, key)),
+          0
+        )
+        assert.strictEqual(before.stdout, "No orders.")
+        expectCode(yield* runCli(["orders", "list", "--from", "yesterday"], env(dir, key)), 2)
+        expectCode(yield* runCli(["orders", "list", "--phone", "12345"], env(dir, key)), 2)
 
         const number = all.orders[0].order_number
         const shown = expectCode(yield* runCli(["orders", "get", number], env(dir, key)), 0)
@@ -243,7 +269,13 @@ for (const target of targets) {
           yield* runCli(["orders", "watch", failed.order.order_number, "--json"], env(dir)),
           1
         )
+        // The document agrees with the exit status, and says why.
         assert.strictEqual(json(watchedFailed).order.status, "failed")
+        assert.strictEqual(json(watchedFailed).success, false)
+        assert.include(json(watchedFailed).message, "failed; its amount was refunded")
+        assert.strictEqual(failed.success, false)
+        assert.strictEqual(failed.order.status, "failed")
+        assert.include(failed.message, "failed; its amount was refunded")
 
         const slow = json(yield* runCli(["buy", id, "0249999999", "--json"], env(dir)))
         const timedOut = expectCode(
@@ -251,6 +283,14 @@ for (const target of targets) {
           1
         )
         assert.include(timedOut.stderr, "is still pending after")
+        const slower = json(yield* runCli(["buy", id, "0248889999", "--json"], env(dir)))
+        const timedOutJson = expectCode(
+          yield* runCli(["orders", "watch", slower.order.order_number, "--timeout", "0.2", "--json"], env(dir)),
+          1
+        )
+        assert.strictEqual(json(timedOutJson).success, false)
+        assert.include(json(timedOutJson).message, "is still pending after")
+        assert.strictEqual(json(timedOutJson).order.status, "pending")
       }))
 
     it.scopedLive("login and logout: a file readable by its owner only, the key never printed whole", () =>
@@ -329,7 +369,7 @@ describe("the command line", () => {
       assert.include(expectCode(yield* runCli(["orders", "nope"]), 2).stderr, "Invalid subcommand")
       expectCode(yield* runCli(["bulk", "/nonexistent/file.csv"]), 2)
       const help = expectCode(yield* runCli(["bundles", "--help"]), 0)
-      assert.include(help.stdout, "$ bundles [--json] [--api-key] [--base-url] <NETWORK>")
+      assert.include(help.stdout, "Usage: bundles bundles [options] NETWORK")
       assert.notMatch(help.stdout, /\x1b\[/)
       assert.match(expectCode(yield* runCli(["--version"]), 0).stdout, /^\d+\.\d+\.\d+/)
     }))

@@ -32,8 +32,9 @@ import { BodyLimit, CarriesSecret } from "./EndpointPolicy.js"
 import { IdempotencyHeaders } from "./Idempotency.js"
 import { IntegerText } from "./Identifier.js"
 import { AuditReport, LedgerEntry } from "./Ledger.js"
-import { AdminOrder, OrderNotFound, OrderStatus, Pagination, ResolveOrderPayload } from "./Order.js"
+import { AdminOrder, OrderNotFound, OrderStatus, Pagination, Reference, ResolveOrderPayload } from "./Order.js"
 import { pageParams } from "./Page.js"
+import { PhoneNumber } from "./Phone.js"
 import { AdjustWalletPayload, Balance, FundWalletPayload, InsufficientBalance, WalletKind } from "./Wallet.js"
 
 /** The path prefix of the admin API. */
@@ -170,6 +171,15 @@ export class CatalogFileGroup extends HttpApiGroup.make("catalogFile")
       .addSuccess(ImportResponse)
   )
   .add(
+    HttpApiEndpoint.post("preview", "/catalog/preview")
+      .setPayload(CatalogFile)
+      .addSuccess(ImportResponse)
+      .annotate(
+        OpenApi.Summary,
+        "A dry run of an import: what it would create and update (`changes`), changing nothing"
+      )
+  )
+  .add(
     HttpApiEndpoint.get("export", "/catalog")
       .addSuccess(CatalogExport)
   )
@@ -192,7 +202,11 @@ export class OrdersAdminGroup extends HttpApiGroup.make("ordersAdmin")
       .setUrlParams(Schema.Struct({
         ...pageParams,
         status: Schema.optional(OrderStatus),
-        account_id: Schema.optional(IntegerText.pipe(Schema.compose(AccountId)))
+        account_id: Schema.optional(IntegerText.pipe(Schema.compose(AccountId))),
+        phone_number: Schema.optional(PhoneNumber).annotations({
+          description: "Only orders for this number (either form: 024..., 23324...)"
+        }),
+        reference: Schema.optional(Reference).annotations({ description: "Only the order with this reference" })
       }))
       .addSuccess(AdminOrdersPage)
   )

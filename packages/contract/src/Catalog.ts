@@ -59,11 +59,25 @@ export const ImportCounts = Schema.Struct({ created: Schema.Int, updated: Schema
 /** The type of `ImportCounts`. */
 export type ImportCounts = typeof ImportCounts.Type
 
-/** What an import did. */
+/** One thing an import creates or updates: a price group by name, a network by slug, a bundle by key. */
+export const ImportChange = Schema.Struct({
+  kind: Schema.Literal("price_group", "network", "bundle"),
+  action: Schema.Literal("create", "update"),
+  key: Schema.String
+}).annotations({ identifier: "ImportChange" })
+
+/** The type of `ImportChange`. */
+export type ImportChange = typeof ImportChange.Type
+
+/** What an import did (or, as a dry run, would do). */
 export const ImportSummary = Schema.Struct({
   price_groups: ImportCounts,
   networks: ImportCounts,
-  bundles: ImportCounts
+  bundles: ImportCounts,
+  changes: Schema.optional(Schema.Array(ImportChange)).annotations({
+    description: "Each thing created or updated, in file order"
+  }),
+  dry_run: Schema.optional(Schema.Boolean).annotations({ description: "true: nothing was changed" })
 }).annotations({ identifier: "ImportSummary" })
 
 /** The type of `ImportSummary`. */

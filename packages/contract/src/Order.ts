@@ -10,6 +10,7 @@ import { integerParam } from "./Identifier.js"
 import { Cedis } from "./Money.js"
 import { DEFAULT_PER_PAGE, MAX_PER_PAGE, ORDER_STATUSES, REFERENCE_PATTERN, REFERENCE_RULE } from "./OrderTerms.js"
 import { PhoneNumber } from "./Phone.js"
+import { text } from "./Text.js"
 
 /** `ORD-` followed by 12 characters of `0-9A-Z`. */
 export const OrderNumber = Schema.String.pipe(Schema.pattern(/^ORD-[0-9A-Z]{12}$/), Schema.brand("OrderNumber"))
@@ -140,5 +141,16 @@ export const AdminOrder = Schema.Struct({ ...Order.fields, account_id: AccountId
 /** The type of `AdminOrder`. */
 export type AdminOrder = typeof AdminOrder.Type
 
-/** The body of POST /orders/{order_number}/resolve. */
-export const ResolveOrderPayload = Schema.Struct({ status: Schema.Literal("successful", "failed") })
+/**
+ * The body of POST /orders/{order_number}/resolve. `note` (failing only) is kept in the ledger
+ * on the refund, as a wallet funding's note is: why the operator failed the order.
+ */
+export const ResolveOrderPayload = Schema.Struct({
+  status: Schema.Literal("successful", "failed"),
+  note: Schema.optional(text(500).annotations({ description: "Why; kept in the ledger on the refund (failed only)" }))
+}).pipe(
+  Schema.filter((payload) =>
+    payload.note === undefined || payload.status === "failed" ||
+    { path: ["note"], message: "is kept on the refund: give it when failing the order (a success moves no money)" }
+  )
+)

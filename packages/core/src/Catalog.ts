@@ -8,7 +8,7 @@
  */
 import { ApiError, type Bundle, type Catalog as CatalogFile, Network } from "@databundle/contract"
 import { SqlClient } from "@effect/sql"
-import { Cache, Effect, Option } from "effect"
+import { Cache, Data, Effect, Option } from "effect"
 import { int8, orDie } from "./Database.js"
 import { Settings } from "./Settings.js"
 
@@ -123,9 +123,25 @@ export class Catalog extends Effect.Service<Catalog>()("core/Catalog", {
       }
     })
 
-    /** Upserts networks, bundles, price groups and prices from a catalogue file, in one transaction. */
-    const importFile = Effect.fn("Catalog.import")(function*(file: CatalogFile.CatalogFile) {
-      const summary = yield* sql.withTransaction(applyImport(sql, file)).pipe(orDie)
+    /**
+     * Upserts networks, bundles, price groups and prices from a catalogue file, in one
+     * transaction. A dry run (`changes` listed) applies the file in a transaction that is rolled back: the
+     * summary says what would change, by the very statements that would change it.
+     */
+    const importFile = Effect.fn("Catalog.import")(function*(
+      file: CatalogFile.CatalogFile,
+      options: { readonly dryRun?: boolean | undefined } = {}
+    ) {
+      if (options.dryRun === true) {
+        const rolledBack = sql.withTransaction(
+          Effect.flatMap(applyImport(sql, file), (summary) => Effect.fail(new DryRun({ summary })))
+        )
+        return yield* rolledBack.pipe(
+          Effect.catchTag("DryRun", ({ summary }) => Effect.succeed({ ...summary, dry_run: true })),
+          orDie
+        )
+      }
+      const { changes: _, ...summary } = yield* sql.withTransaction(applyImport(sql, file)).pipe(orDie)
       yield* networksCache.invalidateAll
       yield* bundlesCache.invalidateAll
       return summary
@@ -170,6 +186,9 @@ export class Catalog extends Effect.Service<Catalog>()("core/Catalog", {
 
 const emptyCounts = () => ({ created: 0, updated: 0, unchanged: 0 })
 
+/** Ends a dry run's transaction (rolled back) carrying what the import would have done. */
+class DryRun extends Data.TaggedError("DryRun")<{ readonly summary: CatalogFile.ImportSummary }> {}
+
 /** Field errors of a catalogue file that its schema cannot see: duplicates and unknown price groups. */
 const crossCheck = (file: CatalogFile.CatalogFile, knownGroups: ReadonlySet<string>): ApiError.FieldErrors => {
   const errors: Record<string, Array<string>> = {}
@@ -194,7 +213,8 @@ const crossCheck = (file: CatalogFile.CatalogFile, knownGroups: ReadonlySet<stri
 
 const applyImport = (sql: SqlClient.SqlClient, file: CatalogFile.CatalogFile) =>
   Effect.gen(function*() {
-    const summary = { price_groups: emptyCounts(), networks: emptyCounts(), bundles: emptyCounts() }
+    const changes: Array<CatalogFile.ImportChange> = []
+    const summary = { price_groups: emptyCounts(), networks: emptyCounts(), bundles: emptyCounts(), changes }
     const existingGroups = yield* sql<{ id: number; name: string }>`SELECT id, name FROM price_groups`
     const errors = crossCheck(file, new Set(existingGroups.map((g) => g.name)))
     if (Object.keys(errors).length > 0) {
@@ -210,6 +230,7 @@ const applyImport = (sql: SqlClient.SqlClient, file: CatalogFile.CatalogFile) =>
       const [row] = yield* sql<{ id: number }>`INSERT INTO price_groups (name) VALUES (${name}) RETURNING id`
       groupId.set(name, row!.id)
       summary.price_groups.created++
+      changes.push({ kind: "price_group", action: "create", key: name })
     }
 
     const networks = new Map((yield* sql<NetworkRow>`SELECT * FROM networks`).map((n) => [n.slug, n]))
@@ -226,6 +247,7 @@ const applyImport = (sql: SqlClient.SqlClient, file: CatalogFile.CatalogFile) =>
         `
         networkId = row!.id
         summary.networks.created++
+        changes.push({ kind: "network", action: "create", key: network.slug })
       } else {
         networkId = current.id
         const same = current.name === wanted.name && current.color === wanted.color &&
@@ -237,6 +259,7 @@ const applyImport = (sql: SqlClient.SqlClient, file: CatalogFile.CatalogFile) =>
             UPDATE networks SET ${sql.update({ ...wanted, sort_order: n })}, updated_at = now() WHERE id = ${networkId}
           `
           summary.networks.updated++
+          changes.push({ kind: "network", action: "update", key: network.slug })
         }
       }
 
@@ -292,9 +315,15 @@ const applyImport = (sql: SqlClient.SqlClient, file: CatalogFile.CatalogFile) =>
             changed = true
           }
         }
-        if (currentBundle === undefined) summary.bundles.created++
-        else if (changed) summary.bundles.updated++
-        else summary.bundles.unchanged++
+        if (currentBundle === undefined) {
+          summary.bundles.created++
+          changes.push({ kind: "bundle", action: "create", key: bundle.key })
+        } else if (changed) {
+          summary.bundles.updated++
+          changes.push({ kind: "bundle", action: "update", key: bundle.key })
+        } else {
+          summary.bundles.unchanged++
+        }
       }
     }
     return summary

@@ -280,7 +280,7 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
      * Moves a pending order to `successful` or `failed`; a failure refunds the main wallet in
      * the same transaction. Does nothing to an order that is no longer pending.
      */
-    const settle = (orderId: string, status: "successful" | "failed", reason: string | null) =>
+    const settle = (orderId: string, status: "successful" | "failed", reason: string | null, note?: string) =>
       sql.withTransaction(Effect.gen(function*() {
         const [row] = yield* sql<OrderRow>`
           UPDATE orders o SET status = ${status}, settled_at = now(), next_check_at = NULL, failure_reason = ${reason}
@@ -295,7 +295,8 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
             wallet: "main" as const,
             amount: int8(row.amount),
             reason: "refund" as const,
-            orderId: row.id
+            orderId: row.id,
+            ...(note === undefined ? {} : { note })
           }
           const moved = Option.getOrThrowWith(yield* wallet.move(refund), () => new Error("refund found no wallet"))
           refundedBalance = Option.some(moved.balanceAfter)
@@ -420,11 +421,17 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
       query: Page.PageQuery & {
         readonly status?: Order.OrderStatus | undefined
         readonly account_id?: number | undefined
+        readonly phone_number?: string | undefined
+        readonly reference?: string | undefined
       }
     ) {
       const conditions = [sql`true`]
       if (query.status !== undefined) conditions.push(sql`o.status = ${query.status}`)
       if (query.account_id !== undefined) conditions.push(sql`o.account_id = ${query.account_id}`)
+      if (query.reference !== undefined) conditions.push(sql`o.reference = ${query.reference}`)
+      if (query.phone_number !== undefined) {
+        conditions.push(sql`o.phone_national = ${Phone.nationalDigits(query.phone_number)}`)
+      }
       const result = yield* listWhere(sql.and(conditions), Page.resolve(query, PageContract.ADMIN_DEFAULT_PER_PAGE))
       return { orders: result.rows.map(toAdminOrder), pagination: result.pagination }
     })
@@ -446,10 +453,19 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
       return toAdminOrder(yield* adminFind(orderNumber))
     })
 
-    /** Settles a stuck pending order by hand; a settled order is a conflict. */
-    const resolve = Effect.fn("Orders.resolve")(function*(orderNumber: string, status: "successful" | "failed") {
+    /**
+     * Settles a stuck pending order by hand; a settled order is a conflict. Failing it refunds
+     * the main wallet, the operator's `note` kept on the refund's ledger entry.
+     */
+    const resolve = Effect.fn("Orders.resolve")(function*(
+      orderNumber: string,
+      status: "successful" | "failed",
+      note?: string
+    ) {
       const row = yield* adminFind(orderNumber)
-      const settled = yield* orDie(settle(row.id, status, status === "failed" ? "Failed by the operator" : null))
+      const settled = yield* orDie(
+        settle(row.id, status, status === "failed" ? "Failed by the operator" : null, note)
+      )
       if (Option.isNone(settled)) {
         const current = yield* adminFind(orderNumber)
         return yield* new ApiError.Conflict({ message: `Order ${orderNumber} is already ${current.status}` })

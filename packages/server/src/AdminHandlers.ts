@@ -89,6 +89,7 @@ export const CatalogFileLive = HttpApiBuilder.group(ServerApi, "catalogFile", (h
     const catalog = yield* Catalog.Catalog
     return handlers
       .handle("import", ({ payload }) => Effect.map(catalog.importFile(payload), ok))
+      .handle("preview", ({ payload }) => Effect.map(catalog.importFile(payload, { dryRun: true }), ok))
       .handle("export", () => Effect.map(catalog.exportFile, ok))
   }))
 
@@ -104,7 +105,7 @@ export const OrdersAdminLive = HttpApiBuilder.group(ServerApi, "ordersAdmin", (h
           headers,
           { endpoint: "ordersAdmin.resolve", target: path.order_number, body: payload },
           AdminApi.AdminOrderResponse,
-          Effect.map(orders.resolve(path.order_number, payload.status), (order) => ok({ order }))
+          Effect.map(orders.resolve(path.order_number, payload.status, payload.note), (order) => ok({ order }))
         ))
   }))
 

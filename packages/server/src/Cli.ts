@@ -7,6 +7,7 @@ import { Console, Effect, Layer } from "effect"
 import * as fs from "node:fs"
 import * as AdminCli from "./AdminCli.js"
 import * as Database from "./Database.js"
+import { examples } from "./Examples.js"
 import * as Logging from "./Logging.js"
 import * as Serve from "./Serve.js"
 
@@ -58,4 +59,5 @@ const cli = Command.run(command, { name: "bundles-server", version: VERSION })
  * the same help layout, and colour only where the stream takes it (the parser's help and
  * errors included).
  */
-export const run = (argv: ReadonlyArray<string>) => CommandLine.run("bundles-server", cli, argv)
+export const run = (argv: ReadonlyArray<string>) =>
+  CommandLine.run("bundles-server", cli, argv, { command, version: VERSION, examples })

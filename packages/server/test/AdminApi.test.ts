@@ -79,6 +79,27 @@ for (const target of targets) {
             bundles: { created: 0, updated: 0, unchanged: demoBundles }
           }
           assert.deepStrictEqual(yield* admin.catalogFile.import({ payload: demoFile }), unchanged)
+          // A preview says what would change and changes nothing.
+          assert.deepStrictEqual<unknown>(
+            yield* admin.catalogFile.preview({ payload: demoFile }),
+            { ...unchanged, changes: [], dry_run: true }
+          )
+          const [firstNetwork, ...otherNetworks] = demoFile.networks
+          const [firstBundle, ...otherBundles] = firstNetwork!.bundles
+          const edited = {
+            ...demoFile,
+            price_groups: [...demoFile.price_groups, "vip" as (typeof demoFile.price_groups)[number]],
+            networks: [
+              { ...firstNetwork!, bundles: [{ ...firstBundle!, price: firstBundle!.price + 10n }, ...otherBundles] },
+              ...otherNetworks
+            ]
+          }
+          const preview = yield* admin.catalogFile.preview({ payload: edited })
+          assert.deepStrictEqual(preview.changes, [
+            { kind: "price_group", action: "create", key: "vip" },
+            { kind: "bundle", action: "update", key: firstBundle!.key }
+          ])
+          assert.strictEqual(preview.dry_run, true)
           const exported = yield* admin.catalogFile.export()
           const { success: _success, ...file } = exported
           assert.deepStrictEqual(file, demoFile)
@@ -522,6 +543,13 @@ for (const target of targets) {
           )
           assert.strictEqual(yield* balance, 9_450n)
 
+          // A note belongs on a refund: with a success it is refused, and nothing moves.
+          expectEnvelope(
+            yield* adminRaw("POST", `/orders/${p2.order.order_number}/resolve`, {
+              body: { status: "successful", note: "why" }
+            }),
+            422
+          )
           const succeeded = yield* admin.ordersAdmin.resolve({
             headers: {},
             path: { order_number: p2.order.order_number },

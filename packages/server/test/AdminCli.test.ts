@@ -110,6 +110,17 @@ for (const target of targets) {
             bundles: file.networks.reduce((n: number, network: any) => n + network.bundles.length, 0)
           }
 
+          // A dry run says what the import would create, and changes nothing.
+          const preview = succeeded(yield* admin("catalog", "import", catalogFile, "--dry-run"))
+          assert.include(preview.stdout, `Dry run of ${catalogFile}: nothing was changed.`)
+          assert.include(preview.stdout, `create network ${file.networks[0].slug}`)
+          assert.include(preview.stdout, `create bundle ${file.networks[0].bundles[0].key}`)
+          const previewJson = json(succeeded(yield* admin("catalog", "import", catalogFile, "--dry-run", "--json")))
+          assert.strictEqual(previewJson.dry_run, true)
+          assert.strictEqual(previewJson.bundles.created, counts.bundles)
+          assert.strictEqual(previewJson.changes.length, counts.price_groups + counts.networks + counts.bundles)
+          assert.deepStrictEqual(json(succeeded(yield* admin("catalog", "export", "--json"))).networks, [])
+
           // Catalogue: the first import creates everything, a second one changes nothing.
           const first = succeeded(yield* admin("catalog", "import", catalogFile))
           assert.include(first.stdout, `Imported ${catalogFile}`)
@@ -326,22 +337,47 @@ for (const target of targets) {
           const mine = succeeded(yield* admin("orders", "list", "--account", id))
           assert.match(
             mine.stdout,
-            new RegExp(`${number}\\s+\\S+\\s+${id}\\s+.*0249999999\\s+GHS \\d+\\.\\d{2}\\s+pending\\s+stuck-1`)
+            new RegExp(
+              `${number}\\s+\\d{4}-\\d{2}-\\d{2} \\S+Z\\s+${id}\\s+.*0249999999\\s+GHS \\d+\\.\\d{2}\\s+pending\\s+stuck-1`
+            )
           )
-          assert.include(mine.stdout, "Page 1 of 1 (1 orders in all)")
+          assert.include(mine.stdout, "Page 1 of 1 (1 order in all)")
+          // Found by its number, written any way, and by its reference; another number finds nothing.
+          for (
+            const search of [["--phone", "+233 24 999 9999"], ["--phone", "0249999999"], ["--reference", "stuck-1"]]
+          ) {
+            const found = json(succeeded(yield* admin("orders", "list", ...search, "--json")))
+            assert.deepStrictEqual(found.orders.map((o: any) => o.order_number), [number], search.join(" "))
+          }
+          const none = succeeded(yield* admin("orders", "list", "--phone", "0201111111"))
+          assert.strictEqual(none.stdout, "No orders.")
+          usageError(yield* admin("orders", "list", "--phone", "12345"), "--phone")
+          usageError(
+            yield* admin("orders", "resolve", number, "--status", "successful", "--note", "why"),
+            "--note is kept on the refund"
+          )
 
           const shown = succeeded(yield* admin("orders", "show", number))
           assert.match(shown.stdout, new RegExp(`order\\s+${number}`))
           assert.match(shown.stdout, /status\s+pending/)
           assert.match(shown.stdout, /reference\s+stuck-1/)
 
-          const resolved = json(succeeded(yield* admin("orders", "resolve", number, "--status", "failed", "--json")))
+          const resolved = json(
+            succeeded(
+              yield* admin("orders", "resolve", number, "--status", "failed", "--note", "MTN ticket 88121", "--json")
+            )
+          )
           assert.strictEqual(resolved.success, true)
           assert.strictEqual(resolved.order.order_number, number)
           assert.strictEqual(resolved.order.status, "failed")
           const refunded = (yield* api.accounts.show({ path: { account_id: account.id } })).balance.main
           assert.strictEqual(refunded, 10_000n)
           assert.isTrue(afterOrder < refunded)
+          // The operator's note is kept in the ledger, on the refund.
+          const ledger = json(succeeded(yield* admin("wallet", "ledger", "--account", id, "--json")))
+          const refund = ledger.entries.find((e: any) => e.reason === "refund")
+          assert.strictEqual(refund.order_number, number)
+          assert.strictEqual(refund.note, "MTN ticket 88121")
 
           // A settled order cannot be resolved again; an unknown one is not found.
           failedWith(yield* admin("orders", "resolve", number, "--status", "successful"), "")

@@ -130,6 +130,13 @@ export const table = <A>(columns: ReadonlyArray<Column<A>>, rows: ReadonlyArray<
   return [s.bold(line(columns.map((column) => column.title))), ...cells.map(line)]
 }
 
+/** A count with its noun, singular or plural: `1 account`, `2 accounts`, `3 entries`. */
+export const count = (n: number, singular: string, plural = `${singular}s`): string =>
+  `${n} ${n === 1 ? singular : plural}`
+
+/** An instant as both command lines print it, in UTC to the second: `2026-11-01 08:30:00Z`. */
+export const date = (d: Date): string => d.toISOString().replace("T", " ").replace(/\.\d{3}Z$/, "Z")
+
 /** Aligned `key  value` lines. */
 export const fields = (pairs: ReadonlyArray<readonly [string, string]>, indent = "  "): Array<string> => {
   const width = Math.max(...pairs.map(([key]) => key.length))

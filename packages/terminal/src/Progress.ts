@@ -14,6 +14,8 @@ export interface StatusLine {
   readonly set: (text: string) => Effect.Effect<void>
   /** Prints a lasting line on stderr (above the status on a terminal). */
   readonly log: (text: string) => Effect.Effect<void>
+  /** Prints a warning (`warning:` in yellow) as a lasting line: the status line is cleared first. */
+  readonly warn: (text: string) => Effect.Effect<void>
 }
 
 const FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
@@ -21,8 +23,10 @@ const FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 /** A status line for the life of the scope; the line is cleared when the scope closes. */
 export const statusLine: Effect.Effect<StatusLine, never, Scope.Scope | Tty> = Effect.gen(function*() {
   const tty = yield* Tty
+  const yellow = Output.style(tty.colorStderr, tty.truecolor).yellow
+  const warning = (text: string) => `${yellow("warning:")} ${text}`
   if (!tty.stderrIsTty) {
-    return { set: () => Effect.void, log: (text) => Console.error(text) }
+    return { set: () => Effect.void, log: (text) => Console.error(text), warn: (text) => Console.error(warning(text)) }
   }
   let text = ""
   let frame = 0
@@ -38,7 +42,8 @@ export const statusLine: Effect.Effect<StatusLine, never, Scope.Scope | Tty> = E
         text = next
         return draw
       }),
-    log: (line) => Effect.zipRight(clear, Effect.zipRight(tty.write(`${line}\n`), draw))
+    log: (line) => Effect.zipRight(clear, Effect.zipRight(tty.write(`${line}\n`), draw)),
+    warn: (text) => Effect.zipRight(clear, Effect.zipRight(tty.write(`${warning(text)}\n`), draw))
   }
 })
 

@@ -114,7 +114,7 @@ const accountsList = Command.make("list", {
           accounts,
           s
         ),
-        pageLine(pagination, "accounts")
+        pageLine(pagination, "account")
       ]
   )).pipe(Command.withDescription("List accounts with their balances"))
 

@@ -16,7 +16,11 @@ export const audit = Command.make("audit", shared, (options) =>
     request(options, (client) => client.wallets.audit()),
     AdminApi.AuditResponse,
     (report, s) => {
-      const checked = `${report.wallets} wallets, ${report.ledger_entries} ledger entries, ${report.orders} orders`
+      const checked = [
+        Output.count(report.wallets, "wallet"),
+        Output.count(report.ledger_entries, "ledger entry", "ledger entries"),
+        Output.count(report.orders, "order")
+      ].join(", ")
       if (report.ok) return [`Audit OK: ${checked} checked, no problems.`]
       return [
         `Audit FAILED: ${checked} checked.`,

@@ -5,7 +5,7 @@
 import { AdminApi, ApiError, Catalog } from "@databundle/contract"
 import { Problem, problem } from "@databundle/terminal/Failure"
 import * as Output from "@databundle/terminal/Output"
-import { Args, Command } from "@effect/cli"
+import { Args, Command, Options } from "@effect/cli"
 import { FileSystem } from "@effect/platform"
 import { Effect, ParseResult, Schema } from "effect"
 import { execute, request } from "./Call.js"
@@ -47,24 +47,42 @@ const importColumns: ReadonlyArray<Output.Column<readonly [kind: string, counts:
   { title: "UNCHANGED", value: ([, counts]) => String(counts.unchanged), right: true }
 ]
 
+const kinds = { price_group: "price group", network: "network", bundle: "bundle" } as const
+
 const catalogImport = Command.make("import", {
   ...shared,
-  file: Args.file({ name: "FILE", exists: "yes" }).pipe(Args.withDescription("The catalogue file (JSON)"))
+  file: Args.file({ name: "FILE", exists: "yes" }).pipe(Args.withDescription("The catalogue file (JSON)")),
+  dryRun: Options.boolean("dry-run").pipe(
+    Options.withDescription("Check the file and print what it would create and update; change nothing")
+  )
 }, (options) =>
   execute(
     options,
     Effect.flatMap(readCatalog(options.file), (payload) =>
-      request(options, (client) => client.catalogFile.import({ payload }))),
+      request(
+        options,
+        (client) => options.dryRun ? client.catalogFile.preview({ payload }) : client.catalogFile.import({ payload })
+      )),
     AdminApi.ImportResponse,
     (summary, s) => [
-      `Imported ${options.file}:`,
+      options.dryRun ? `Dry run of ${options.file}: nothing was changed.` : `Imported ${options.file}:`,
       ...indented(Output.table(importColumns, [
         ["price groups", summary.price_groups],
         ["networks", summary.networks],
         ["bundles", summary.bundles]
-      ], s))
+      ], s)),
+      ...(summary.changes === undefined ? [] : summary.changes.length === 0
+        ? ["The import would change nothing."]
+        : [
+          "The import would:",
+          ...indented(summary.changes.map((change) => `${change.action} ${kinds[change.kind]} ${change.key}`))
+        ])
     ]
-  )).pipe(Command.withDescription("Upsert networks, bundles, price groups and prices from a catalogue file"))
+  )).pipe(
+    Command.withDescription(
+      "Upsert networks, bundles, price groups and prices from a catalogue file (--dry-run: show what would change)"
+    )
+  )
 
 const encodeCatalogFile = Schema.encodeSync(Catalog.CatalogFile)
 

@@ -1,13 +1,23 @@
 /**
  * `admin orders`: the orders of every account, and settling a stuck pending one by hand.
  */
-import { AdminApi, Order } from "@databundle/contract"
+import { AdminApi, Order, Phone, Wallet } from "@databundle/contract"
+import { usage } from "@databundle/terminal/Failure"
 import * as Output from "@databundle/terminal/Output"
 import { Command, Options } from "@effect/cli"
-import { Effect } from "effect"
+import { Effect, Either, Option } from "effect"
 import type * as AdminClient from "../AdminClient.js"
 import { execute, moneyRequest, request } from "./Call.js"
-import { accountIdOption, idempotencyKeyOption, listing, orderNumberArg, shared, type UrlParamsOf } from "./Options.js"
+import {
+  accountIdOption,
+  checked,
+  decodeWith,
+  idempotencyKeyOption,
+  listing,
+  orderNumberArg,
+  shared,
+  type UrlParamsOf
+} from "./Options.js"
 import { date, ghs, orNone, pageLine } from "./Text.js"
 
 const orderText = (order: Order.AdminOrder, s: Output.Style) =>
@@ -34,11 +44,30 @@ const ordersList = Command.make("list", {
     Options.optional
   ),
   account: accountIdOption.pipe(Options.optional),
+  phone: Options.text("phone").pipe(
+    Options.withDescription("Only orders for this number (024 123 4567, 233241234567, +233 ...)"),
+    // Spaces, dashes and a leading + or 00 as people write numbers; the contract checks the rest.
+    checked("phone", (text: string) =>
+      Either.mapLeft(
+        decodeWith(Phone.PhoneNumber)(text.replace(/[\s().\-/]/g, "").replace(/^\+|^00(?=233)/, "")),
+        () => "is not a Ghana mobile number (024 123 4567 or 233241234567)"
+      )),
+    Options.optional
+  ),
+  reference: Options.text("reference").pipe(
+    Options.withDescription("Only the order with this reference (as the reseller gave it)"),
+    Options.optional
+  ),
   ...ordersListing.options
 }, (options) =>
   execute(
     options,
-    ordersListing.params(options, { status: options.status, account_id: options.account }).pipe(
+    ordersListing.params(options, {
+      status: options.status,
+      account_id: options.account,
+      phone_number: options.phone,
+      reference: options.reference
+    }).pipe(
       Effect.flatMap((urlParams) => request(options, (client) => client.ordersAdmin.list({ urlParams })))
     ),
     AdminApi.AdminOrdersPage,
@@ -59,7 +88,7 @@ const ordersList = Command.make("list", {
           orders,
           s
         ),
-        pageLine(pagination, "orders")
+        pageLine(pagination, "order")
       ]
   )).pipe(Command.withDescription("Orders of every account, newest first"))
 
@@ -77,19 +106,32 @@ const ordersResolve = Command.make("resolve", {
   status: Options.choice("status", ["successful", "failed"] as const).pipe(
     Options.withDescription("How the order ended; failing it refunds the main wallet")
   ),
+  note: Options.text("note").pipe(
+    Options.withDescription("Why it failed; kept in the ledger on the refund (with --status failed)"),
+    checked("note", decodeWith(Wallet.AdjustWalletPayload.fields.note)),
+    Options.optional
+  ),
   idempotencyKey: idempotencyKeyOption
 }, (options) =>
-  execute(
-    options,
-    moneyRequest(options, (client, headers) =>
-      client.ordersAdmin.resolve({
-        path: { order_number: options.orderNumber },
-        headers,
-        payload: { status: options.status }
-      })),
-    AdminApi.AdminOrderResponse,
-    ({ order }, s) => [`Order ${order.order_number} resolved: ${order.status}.`, ...orderText(order, s)]
-  )).pipe(Command.withDescription("Settle a stuck pending order"))
+  Effect.gen(function*() {
+    if (Option.isSome(options.note) && options.status === "successful") {
+      return yield* usage("--note is kept on the refund: give it with --status failed (a success moves no money)")
+    }
+    return yield* execute(
+      options,
+      moneyRequest(options, (client, headers) =>
+        client.ordersAdmin.resolve({
+          path: { order_number: options.orderNumber },
+          headers,
+          payload: {
+            status: options.status,
+            ...Option.match(options.note, { onNone: () => ({}), onSome: (note) => ({ note }) })
+          }
+        })),
+      AdminApi.AdminOrderResponse,
+      ({ order }, s) => [`Order ${order.order_number} resolved: ${order.status}.`, ...orderText(order, s)]
+    )
+  })).pipe(Command.withDescription("Settle a stuck pending order"))
 
 /** `admin orders`: list, show, resolve. */
 export const orders = Command.make("orders").pipe(

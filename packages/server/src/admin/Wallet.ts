@@ -123,7 +123,7 @@ const walletLedger = Command.make("ledger", {
           entries,
           s
         ),
-        pageLine(pagination, "entries")
+        pageLine(pagination, "entry", "entries")
       ]
   )).pipe(Command.withDescription("An account's ledger, newest first"))
 

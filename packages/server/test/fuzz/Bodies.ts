@@ -190,7 +190,8 @@ export const adjustBody = withNonObjects(breakFields(fc.constantFrom(...adjustBa
 ]))
 
 export const resolveBody = withNonObjects(breakFields(fc.constantFrom(...resolveBases), [
-  { name: "status", required: true, bad: badEnum(["successful", "failed"]) }
+  { name: "status", required: true, bad: badEnum(["successful", "failed"]) },
+  { name: "note", required: false, bad: fc.oneof(fc.constant(""), badNote) }
 ]))
 
 /** The body of POST /events/test with its type broken or missing. */

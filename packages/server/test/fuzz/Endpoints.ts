@@ -295,6 +295,7 @@ const dataOf = (w: World): Readonly<Record<string, Data>> => {
       query: [...pageParams(100), enumParam("wallet", WALLETS)]
     },
     [`POST ${ADMIN}/catalog`]: { body: catalogBody(w) },
+    [`POST ${ADMIN}/catalog/preview`]: { body: catalogBody(w) },
     [`GET ${ADMIN}/orders`]: {
       query: [
         ...pageParams(100),
@@ -304,7 +305,9 @@ const dataOf = (w: World): Readonly<Record<string, Data>> => {
           good: fc.constantFrom(...w.accountIds).map(String),
           bad: badIntText(1, Number.MAX_SAFE_INTEGER),
           odd: fc.bigInt({ min: 2n ** 31n, max: 2n ** 53n - 1n }).map(String)
-        }
+        },
+        { name: "reference", good: goodReference, bad: badReferenceText },
+        { name: "phone_number", good: goodPhone, bad: badPhoneText }
       ]
     },
     [`GET ${ADMIN}/orders/:order_number`]: {

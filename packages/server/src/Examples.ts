@@ -1,0 +1,50 @@
+/**
+ * Examples printed at the end of each command's `--help`, by command path: data only.
+ */
+import type { Examples } from "@databundle/terminal/Help"
+
+/** The examples of `bundles-server`. */
+export const examples: Examples = {
+  "": [
+    "bundles-server serve --demo",
+    "bundles-server admin accounts create --name \"Kofi Data\"",
+    "bundles-server admin wallet fund --account 1 --amount 100"
+  ],
+  serve: ["bundles-server serve", "bundles-server serve --port 9000 --host 0.0.0.0", "bundles-server serve --demo"],
+  migrate: ["DATABASE_URL=postgres://bundles@db/bundles bundles-server migrate"],
+  "admin catalog import": [
+    "bundles-server admin catalog import catalog.json --dry-run",
+    "bundles-server admin catalog import catalog.json"
+  ],
+  "admin catalog export": ["bundles-server admin catalog export > catalog.json"],
+  "admin accounts create": [
+    "bundles-server admin accounts create --name \"Kofi Data\"",
+    "bundles-server admin accounts create --name \"Ama Agents\" --price-group agent --json"
+  ],
+  "admin accounts list": ["bundles-server admin accounts list --status suspended"],
+  "admin accounts show": ["bundles-server admin accounts show 1"],
+  "admin accounts update": [
+    "bundles-server admin accounts update 1 --status suspended",
+    "bundles-server admin accounts update 1 --webhook-url https://shop.example.com/hooks/bundles",
+    "bundles-server admin accounts update 1 --limit orders=120 --limit all=default"
+  ],
+  "admin keys create": ["bundles-server admin keys create --account 1"],
+  "admin keys revoke": ["bundles-server admin keys revoke --account 1 --key 3"],
+  "admin wallet fund": [
+    "bundles-server admin wallet fund --account 1 --amount 250",
+    "bundles-server admin wallet fund --account 1 --amount 10.50 --note \"MoMo 0241234567\""
+  ],
+  "admin wallet adjust": ["bundles-server admin wallet adjust --account 1 --amount -5 --note \"duplicate funding\""],
+  "admin wallet ledger": ["bundles-server admin wallet ledger --account 1 --wallet main"],
+  "admin audit": ["bundles-server admin audit --json"],
+  "admin orders list": [
+    "bundles-server admin orders list --status pending",
+    "bundles-server admin orders list --phone 0241234567",
+    "bundles-server admin orders list --reference INV-1042 --account 1"
+  ],
+  "admin orders show": ["bundles-server admin orders show ORD-20261101-7F3A9C"],
+  "admin orders resolve": [
+    "bundles-server admin orders resolve ORD-20261101-7F3A9C --status successful",
+    "bundles-server admin orders resolve ORD-20261101-7F3A9C --status failed --note \"MTN ticket 88121\""
+  ]
+}
