@@ -5,6 +5,7 @@
  * form the start-up path, hence its deep imports (the `effect` barrel would pull in every
  * module) and no value import of the command modules.
  */
+import { EVENT_TYPES } from "@databundle/client/EventTypes"
 import {
   DEFAULT_PER_PAGE,
   MAX_PER_PAGE,
@@ -245,9 +246,6 @@ const orders = Command.make("orders").pipe(
 // ---------------------------------------------------------------------------------------------
 // Events, webhooks and the ledger (extensions of the API)
 // ---------------------------------------------------------------------------------------------
-
-/** The event types, as the contract names them (kept here, off the start-up path's imports). */
-const EVENT_TYPES = ["order.successful", "order.failed", "wallet.funded", "wallet.debited"] as const
 
 const eventType = Options.choice("type", EVENT_TYPES).pipe(
   Options.withDescription("Only events of this type"),

@@ -34,5 +34,17 @@ export const examples: Examples = {
     "bundles bulk november.csv --dry-run",
     "bundles bulk november.csv --yes",
     "bundles bulk orders.csv --batch 2026-11 --results out.csv"
-  ]
+  ],
+  "wallet transactions": [
+    "bundles wallet transactions",
+    "bundles wallet transactions --reason refund --from 2026-11-01 --to 2026-11-30 --json"
+  ],
+  "events list": ["bundles events list", "bundles events list --since 120 --json"],
+  "events trigger": ["bundles events trigger order.successful"],
+  "webhooks listen": [
+    "bundles webhooks listen --forward-to http://localhost:3000/hook",
+    "bundles webhooks listen --forward-to http://localhost:3000/hook --type order.failed --json"
+  ],
+  "webhooks deliveries": ["bundles webhooks deliveries", "bundles webhooks deliveries --state abandoned"],
+  "webhooks resend": ["bundles webhooks resend evt_3kq9x2"]
 }

@@ -11,6 +11,7 @@
  */
 import { Schema } from "effect"
 import { AccountId } from "./Account.js"
+import { EVENT_TYPES } from "./EventTypes.js"
 import { LedgerReason } from "./Ledger.js"
 import { Cedis } from "./Money.js"
 import { Order, OrderNumber } from "./Order.js"
@@ -93,11 +94,10 @@ export type WebhookEventJson = typeof WebhookEvent.Encoded
 export type WebhookEventType = WebhookEvent["type"]
 
 /** The event types, as a schema. */
-export const WebhookEventType = Schema.Literal("order.successful", "order.failed", "wallet.funded", "wallet.debited")
-  .annotations({
-    identifier: "WebhookEventType",
-    message: () => "must be one of order.successful, order.failed, wallet.funded, wallet.debited"
-  })
+export const WebhookEventType = Schema.Literal(...EVENT_TYPES).annotations({
+  identifier: "WebhookEventType",
+  message: () => `must be one of ${EVENT_TYPES.join(", ")}`
+})
 
 /** An event before it is given its id and time: what the domain announces. */
 export type WebhookEventContent = WebhookEvent extends infer E ? E extends WebhookEvent ? Omit<E, "id" | "created_at">

@@ -14,7 +14,7 @@ import { probe, send } from "./Probe.js"
 export const PUBLIC = "/api/v1"
 export const ADMIN = "/admin/v1"
 export const WALLETS = ["main", "referral", "agent"] as const
-export const EVENT_TYPES = ["order.successful", "order.failed", "wallet.funded", "wallet.debited"] as const
+export { EVENT_TYPES } from "@databundle/contract/EventTypes"
 
 export interface Account {
   readonly id: number
