@@ -1,0 +1,253 @@
+/**
+ * The `upstream` provider end to end: two real server processes chained (the upstream on its
+ * simulator), a fault proxy between them, on PGlite and on Postgres.
+ */
+import { startProxy } from "@databundle/client/testing"
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import * as Processes from "./Processes.js"
+import {
+  account,
+  admin,
+  audit,
+  call,
+  databaseEnv,
+  databases,
+  deadPort,
+  eventually,
+  FAST,
+  startUpstream,
+  upstreamOrders
+} from "./UpstreamHarness.js"
+
+const orderStatus = (base: string, key: string, orderNumber: string) =>
+  Effect.map(call(base, "GET", `/api/v1/orders/${orderNumber}`, { key }), (r) => r.body.order?.status as string)
+
+for (const database of databases) {
+  describe(`upstream provider on ${database.name}`, () => {
+    it.scopedLive(
+      "syncs the catalogue with markups, delivers, fails with one refund, follows a pending order",
+      () =>
+        Effect.gen(function*() {
+          const upstream = yield* startUpstream(database.url, 1000)
+          const env = yield* databaseEnv(database.url)
+          const down = yield* Processes.start({
+            ...env,
+            ...FAST,
+            BUNDLES_PROVIDER: "upstream",
+            BUNDLES_UPSTREAM_NAME: "wholesale",
+            BUNDLES_UPSTREAM_URL: `${upstream.server.url}/api/v1`,
+            BUNDLES_UPSTREAM_API_KEY: upstream.buyer.key,
+            BUNDLES_UPSTREAM_LOW_BALANCE: "100"
+          })
+          // A price group must exist before a sync can price it.
+          yield* admin(down.url, "POST", "/admin/v1/catalog", { price_groups: ["agent"], networks: [] })
+
+          const dry = yield* admin(down.url, "POST", "/admin/v1/upstreams/catalog-sync", {
+            markup: "8%",
+            price_groups: { agent: "5%" },
+            dry_run: true
+          })
+          assert.isTrue(dry.dry_run)
+          assert.isAbove(dry.changes.length, 10)
+          const unsynced = yield* call(down.url, "GET", "/admin/v1/catalog", { admin: true })
+          assert.strictEqual(unsynced.body.networks.length, 0, "a dry run changes nothing")
+
+          const synced = yield* admin(down.url, "POST", "/admin/v1/upstreams/catalog-sync", {
+            markup: "8%",
+            price_groups: { agent: "5%" }
+          })
+          assert.deepStrictEqual(synced.changes, dry.changes)
+          const again = yield* admin(down.url, "POST", "/admin/v1/upstreams/catalog-sync", {
+            markup: "8%",
+            price_groups: { agent: "5%" }
+          })
+          assert.deepStrictEqual(again.changes, [], "a second sync with the same markups changes nothing")
+
+          // MTN 1GB costs 5.50 upstream: 5.94 with 8%, and 5.775 rounds up to 5.78 for the agent group.
+          const exported = (yield* admin(down.url, "GET", "/admin/v1/catalog")) as any
+          const mtn = exported.networks.find((n: any) => n.slug === "mtn")
+          const oneGb = mtn.bundles.find((b: any) => b.size === "1GB")
+          assert.strictEqual(oneGb.price, 5.94)
+          assert.strictEqual(oneGb.prices.agent, 5.78)
+          // Deactivated upstream bundles are deactivated here too.
+          const upstreamCatalog = (yield* admin(upstream.server.url, "GET", "/admin/v1/catalog")) as any
+          const inactiveUpstream = upstreamCatalog.networks.flatMap((n: any) => n.bundles).filter((b: any) => !b.active)
+          const inactiveHere = exported.networks.flatMap((n: any) => n.bundles).filter((b: any) => !b.active)
+          assert.strictEqual(inactiveHere.length, inactiveUpstream.length)
+
+          const reseller = yield* account(down.url, "Shop", 100)
+          const networks = (yield* call(down.url, "GET", "/api/v1/networks", { key: reseller.key })).body.networks
+          const mtnId = networks.find((n: any) => n.slug === "mtn").id
+          const bundles = (yield* call(down.url, "GET", `/api/v1/networks/${mtnId}/bundles`, { key: reseller.key }))
+            .body.bundles
+          const bundleId = bundles.find((b: any) => b.size === "1GB").id
+
+          // Delivered: upstream holds one order under our order number, successful.
+          const ok = yield* call(down.url, "POST", "/api/v1/orders", {
+            key: reseller.key,
+            body: { bundle_id: bundleId, phone_number: "0241234567", reference: "shop-1" }
+          })
+          assert.strictEqual(ok.status, 200, JSON.stringify(ok.body))
+          assert.strictEqual(ok.body.order.status, "successful")
+          assert.strictEqual(ok.body.order.amount_paid, 5.94)
+          const held = yield* upstreamOrders(upstream.server.url, upstream.buyer.key, ok.body.order.order_number)
+          assert.deepStrictEqual(held.map((o) => o.status), ["successful"])
+
+          // Failed upstream: ours fails, refunded once.
+          const failed = yield* call(down.url, "POST", "/api/v1/orders", {
+            key: reseller.key,
+            body: { bundle_id: bundleId, phone_number: "0240000000", reference: "shop-2" }
+          })
+          assert.strictEqual(failed.body.order.status, "failed")
+          assert.strictEqual(failed.body.wallet_balance, 100 - 5.94)
+          const ledger = (yield* admin(down.url, "GET", `/admin/v1/accounts/${reseller.id}/ledger`)).entries as Array<
+            any
+          >
+          assert.strictEqual(ledger.filter((e) => e.reason === "refund").length, 1)
+
+          // Pending upstream: ours stays pending, then settles when the upstream's does.
+          const pending = yield* call(down.url, "POST", "/api/v1/orders", {
+            key: reseller.key,
+            body: { bundle_id: bundleId, phone_number: "0249999999", reference: "shop-3" }
+          })
+          assert.strictEqual(pending.body.order.status, "pending")
+          yield* eventually(
+            "the pending order settles",
+            20,
+            orderStatus(down.url, reseller.key, pending.body.order.order_number),
+            (s) => s === "successful"
+          )
+
+          // The operator's view: the balance there (1000 - 3 orders' cost + the refund).
+          const view = yield* admin(down.url, "GET", "/admin/v1/upstreams")
+          assert.strictEqual(view.provider, "upstream")
+          assert.strictEqual(view.upstreams[0].name, "wholesale")
+          assert.strictEqual(view.upstreams[0].balance, 1000 - 5.5 * 2)
+          assert.isFalse(view.upstreams[0].balance_low)
+          assert.isTrue((yield* audit(down.url)).ok)
+          assert.isTrue((yield* audit(upstream.server.url)).ok)
+        }),
+      { timeout: 90_000 }
+    )
+
+    it.scopedLive(
+      "rides out a 500, a lost response, a 429 with Retry-After and a stall without buying twice",
+      () =>
+        Effect.gen(function*() {
+          const upstream = yield* startUpstream(database.url, 1000)
+          const proxy = yield* Effect.acquireRelease(
+            Effect.promise(() => startProxy(upstream.server.url)),
+            (p) => Effect.promise(() => p.close())
+          )
+          const env = yield* databaseEnv(database.url)
+          const down = yield* Processes.start({
+            ...env,
+            ...FAST,
+            BUNDLES_PROVIDER: "upstream",
+            BUNDLES_UPSTREAM_URL: proxy.baseUrl,
+            BUNDLES_UPSTREAM_API_KEY: upstream.buyer.key
+          })
+          yield* admin(down.url, "POST", "/admin/v1/upstreams/catalog-sync", { markup: "10%" })
+          const reseller = yield* account(down.url, "Shop", 200)
+          const bundles =
+            (yield* call(down.url, "GET", "/api/v1/networks/1/bundles", { key: reseller.key })).body.bundles
+          const bundleId = bundles.find((b: any) => b.is_active).id
+
+          const faults = [
+            { name: "500", action: { kind: "respond", status: 500, body: "upstream broke" } as const },
+            { name: "lost response", action: { kind: "drop-after-forward" } as const },
+            {
+              name: "429",
+              action: { kind: "respond", status: 429, headers: { "retry-after": "2" }, body: "slow down" } as const
+            },
+            { name: "stall", action: { kind: "delay", ms: 2500 } as const }
+          ]
+          for (const [i, fault] of faults.entries()) {
+            proxy.reset()
+            proxy.script("POST", "/api/v1/orders", fault.action)
+            const placed = yield* call(down.url, "POST", "/api/v1/orders", {
+              key: reseller.key,
+              body: { bundle_id: bundleId, phone_number: `024123400${i}`, reference: `fault-${i}` }
+            })
+            assert.strictEqual(placed.status, 200, `${fault.name}: ${JSON.stringify(placed.body)}`)
+            assert.strictEqual(placed.body.order.status, "pending", fault.name)
+            const number = placed.body.order.order_number
+            yield* eventually(
+              `${fault.name}: settles`,
+              20,
+              orderStatus(down.url, reseller.key, number),
+              (s) => s === "successful"
+            )
+            // Wait out any request the proxy still holds, then count what the upstream holds.
+            yield* Effect.sleep("2600 millis").pipe(Effect.when(() => fault.name === "stall"))
+            const held = yield* upstreamOrders(upstream.server.url, upstream.buyer.key, number)
+            assert.strictEqual(held.length, 1, `${fault.name}: one order upstream`)
+            const posts = proxy.seen.filter((s) => s.method === "POST")
+            assert.isAtLeast(posts.length, 2, `${fault.name}: retried`)
+            if (fault.name === "429") {
+              assert.isAtLeast(posts[1]!.at - posts[0]!.at, 1900, "Retry-After is honoured")
+            }
+          }
+          assert.isTrue((yield* audit(down.url)).ok)
+        }),
+      { timeout: 120_000 }
+    )
+
+    it.scopedLive(
+      "fails with one refund after the deadline when the upstream refuses connections, and opens its circuit",
+      () =>
+        Effect.gen(function*() {
+          const upstream = yield* startUpstream(database.url, 1000)
+          const env = yield* databaseEnv(database.url)
+          const port = yield* deadPort
+          // Synced while the upstream is reachable, then restarted pointing at a dead port.
+          const first = yield* Processes.start({
+            ...env,
+            ...FAST,
+            BUNDLES_PROVIDER: "upstream",
+            BUNDLES_UPSTREAM_URL: `${upstream.server.url}/api/v1`,
+            BUNDLES_UPSTREAM_API_KEY: upstream.buyer.key
+          })
+          yield* admin(first.url, "POST", "/admin/v1/upstreams/catalog-sync", {})
+          const reseller = yield* account(first.url, "Shop", 50)
+          first.child.kill("SIGTERM")
+          yield* Effect.async<void>((resume) => {
+            first.child.once("exit", () => resume(Effect.void))
+          })
+          const down = yield* Processes.start({
+            ...env,
+            ...FAST,
+            BUNDLES_PROVIDER: "upstream",
+            BUNDLES_UPSTREAM_URL: `http://127.0.0.1:${port}/api/v1`,
+            BUNDLES_UPSTREAM_API_KEY: upstream.buyer.key,
+            BUNDLES_UPSTREAM_DEADLINE_SECONDS: "3",
+            BUNDLES_UPSTREAM_BREAKER_FAILURES: "2"
+          })
+          const placed = yield* call(down.url, "POST", "/api/v1/orders", {
+            key: reseller.key,
+            body: { bundle_id: 1, phone_number: "0241111111" }
+          })
+          assert.strictEqual(placed.body.order.status, "pending")
+          yield* eventually(
+            "the circuit opens",
+            10,
+            Effect.map(admin(down.url, "GET", "/admin/v1/upstreams"), (v) => v.upstreams[0].circuit),
+            (c) => c === "open"
+          )
+          yield* eventually(
+            "the order fails after the deadline",
+            15,
+            orderStatus(down.url, reseller.key, placed.body.order.order_number),
+            (s) => s === "failed"
+          )
+          const balance = (yield* call(down.url, "GET", "/api/v1/balance", { key: reseller.key })).body.balance.main
+          assert.strictEqual(balance, 50)
+          assert.isTrue((yield* audit(down.url)).ok)
+          const view = yield* admin(down.url, "GET", "/admin/v1/upstreams")
+          assert.isNull(view.upstreams[0].balance)
+        }),
+      { timeout: 90_000 }
+    )
+  })
+}
