@@ -61,6 +61,7 @@ export const WorkersLive = Layer.scopedDiscard(Effect.gen(function*() {
   const delivery = yield* Webhooks.WebhookDelivery
   yield* Effect.forkScoped(orders.runFulfilment)
   yield* Effect.forkScoped(delivery.run)
+  yield* Effect.forkScoped(Upstream.balanceWatch)
 })).pipe(Layer.provide(Webhooks.WebhookDelivery.Default), Layer.provide(WebhookTransport.layer))
 
 const openApiPaths = {

@@ -20,11 +20,11 @@
  * resumes from the database.
  */
 import { BundlesClient } from "@databundle/client"
-import type { Order } from "@databundle/contract"
+import { Money, type Order } from "@databundle/contract"
 import { Fulfillment } from "@databundle/core"
 import { FetchHttpClient } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
-import { Clock, Duration, Effect, Layer, Option } from "effect"
+import { Clock, Duration, Effect, Layer, Option, Schedule } from "effect"
 import * as UpstreamConfig from "./UpstreamConfig.js"
 
 const { FulfillmentOutcome, FulfillmentProvider } = Fulfillment
@@ -467,3 +467,40 @@ export const provider = Layer.effect(
     return { deliver }
   })
 )
+
+/**
+ * Watches every upstream's balance (`BUNDLES_UPSTREAM_BALANCE_SECONDS`): below its
+ * `low_balance`, a warning is logged when it drops below and again every 15 minutes while
+ * it stays there, and a notice when it is topped up.
+ */
+export const balanceWatch = Effect.gen(function*() {
+  const { all, tuning } = yield* Upstreams
+  const watched = all.filter((u) => Option.isSome(u.config.lowBalance))
+  if (watched.length === 0) return
+  const lastWarned = new Map<string, number>()
+  const check = Effect.forEach(watched, (upstream) =>
+    Effect.gen(function*() {
+      const name = upstream.config.name
+      const threshold = Option.getOrThrow(upstream.config.lowBalance)
+      const balance = yield* Effect.either(upstream.client.balance())
+      if (balance._tag === "Left") return
+      const now = yield* Clock.currentTimeMillis
+      const main = balance.right.main
+      if (main < threshold) {
+        const last = lastWarned.get(name)
+        if (last === undefined || now - last > 15 * 60_000) {
+          lastWarned.set(name, now)
+          yield* Effect.logWarning(
+            `upstream balance low: ${name} holds ${Money.formatGhs(main)}, below ${
+              Money.formatGhs(threshold)
+            }; top it up before orders wait`
+          ).pipe(
+            Effect.annotateLogs({ event: "upstream.balance_low", upstream: name, balance: Money.formatCedis(main) })
+          )
+        }
+      } else if (lastWarned.delete(name)) {
+        yield* Effect.logInfo(`upstream balance restored: ${name} holds ${Money.formatGhs(main)}`)
+      }
+    }), { discard: true })
+  yield* check.pipe(Effect.repeat(Schedule.spaced(tuning.balanceEvery)))
+})

@@ -5,6 +5,8 @@
 import { startProxy } from "@databundle/client/testing"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
+import * as fs from "node:fs"
+import * as path from "node:path"
 import * as Processes from "./Processes.js"
 import {
   account,
@@ -248,6 +250,87 @@ for (const database of databases) {
           assert.isNull(view.upstreams[0].balance)
         }),
       { timeout: 90_000 }
+    )
+
+    it.scopedLive(
+      "falls over by priority when the first upstream is out of balance or refuses connections",
+      () =>
+        Effect.gen(function*() {
+          const upstream = yield* startUpstream(database.url, 6)
+          const beta = yield* account(upstream.server.url, "Second account", 1000)
+          const proxy = yield* Effect.acquireRelease(
+            Effect.promise(() => startProxy(upstream.server.url)),
+            (p) => Effect.promise(() => p.close())
+          )
+          const env = yield* databaseEnv(database.url)
+          const file = path.join(env.BUNDLES_DATA_DIR!, "upstreams.json")
+          fs.writeFileSync(
+            file,
+            JSON.stringify({
+              upstreams: [
+                { name: "alpha", url: proxy.baseUrl, api_key_env: "ALPHA_KEY", networks: { "*": 1 }, low_balance: 10 },
+                { name: "beta", url: `${upstream.server.url}/api/v1`, api_key_env: "BETA_KEY", networks: { "*": 2 } }
+              ]
+            })
+          )
+          const down = yield* Processes.start({
+            ...env,
+            ...FAST,
+            BUNDLES_PROVIDER: "upstream",
+            BUNDLES_UPSTREAMS_FILE: file,
+            ALPHA_KEY: upstream.buyer.key,
+            BETA_KEY: beta.key,
+            BUNDLES_UPSTREAM_BALANCE_SECONDS: "0.5"
+          })
+          const synced = yield* admin(down.url, "POST", "/admin/v1/upstreams/catalog-sync", { markup: "10%" })
+          assert.deepStrictEqual(synced.upstreams, ["alpha", "beta"])
+          const view = yield* admin(down.url, "GET", "/admin/v1/upstreams")
+          assert.strictEqual(view.upstreams[0].bundles, view.upstreams[1].bundles, "both map the same bundles")
+          const reseller = yield* account(down.url, "Shop", 100)
+          const bundles =
+            (yield* call(down.url, "GET", "/api/v1/networks/1/bundles", { key: reseller.key })).body.bundles
+          const bundleId = bundles.find((b: any) => b.size === "1GB").id
+
+          const buy = (i: number) =>
+            Effect.map(
+              call(down.url, "POST", "/api/v1/orders", {
+                key: reseller.key,
+                body: { bundle_id: bundleId, phone_number: `024555000${i}` }
+              }),
+              (r) => r.body.order
+            )
+          const holders = (orderNumber: string) =>
+            Effect.all([
+              upstreamOrders(upstream.server.url, upstream.buyer.key, orderNumber),
+              upstreamOrders(upstream.server.url, beta.key, orderNumber)
+            ]).pipe(Effect.map(([a, b]) => [a.length, b.length]))
+
+          // The first goes to alpha, the preferred one; it leaves alpha 0.50.
+          const first = yield* buy(1)
+          assert.strictEqual(first.status, "successful")
+          assert.deepStrictEqual(yield* holders(first.order_number), [1, 0])
+          // Alpha is out of balance, which proves it did not take the order: beta delivers it.
+          const second = yield* buy(2)
+          assert.strictEqual(second.status, "successful")
+          assert.deepStrictEqual(yield* holders(second.order_number), [0, 1])
+          // The low balance was announced.
+          yield* eventually(
+            "a low-balance warning",
+            10,
+            Effect.sync(down.output),
+            (o) => o.includes("upstream.balance_low")
+          )
+          // Alpha refuses connections: beta again.
+          yield* Effect.promise(() => proxy.close())
+          const third = yield* buy(3)
+          assert.strictEqual(third.status, "successful")
+          assert.deepStrictEqual(yield* holders(third.order_number), [0, 1])
+          const after = yield* admin(down.url, "GET", "/admin/v1/upstreams")
+          assert.isNull(after.upstreams[0].balance)
+          assert.strictEqual(after.upstreams[1].balance, 1000 - 5.5 * 2)
+          assert.isTrue((yield* audit(down.url)).ok)
+        }),
+      { timeout: 120_000 }
     )
   })
 }
