@@ -134,6 +134,9 @@ export const classify = (error: unknown): Failure => {
         : { _tag: "Refused", message, balanceTooLow: false }
     case "OrderNotFound":
       return { _tag: "NotFound", message }
+    case "Unauthorized":
+      // Refused before anything was done: our key there is wrong or revoked.
+      return { _tag: "NotConnected", message: `the upstream refused our API key: ${message}` }
     case "RateLimited":
       return { _tag: "RateLimited", waitMillis: (tagged.retry_after ?? 1) * 1000, message }
     case "ResponseError": {

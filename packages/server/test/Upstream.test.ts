@@ -332,5 +332,89 @@ for (const database of databases) {
         }),
       { timeout: 120_000 }
     )
+
+    it.scopedLive(
+      "kill -9 of the downstream during a burst: one upstream order per order, wallets equal ledgers",
+      () =>
+        Effect.gen(function*() {
+          const limits = { BUNDLES_RATE_LIMITS: "all=100000,orders=100000,balance=100000" }
+          const upstream = yield* startUpstream(database.url, 10_000, limits)
+          const env = yield* databaseEnv(database.url)
+          const downEnv = {
+            ...env,
+            ...FAST,
+            ...limits,
+            BUNDLES_PROVIDER: "upstream",
+            BUNDLES_UPSTREAM_URL: `${upstream.server.url}/api/v1`,
+            BUNDLES_UPSTREAM_API_KEY: upstream.buyer.key
+          }
+          const first = yield* Processes.start(downEnv)
+          yield* admin(first.url, "POST", "/admin/v1/upstreams/catalog-sync", { markup: "5%" })
+          const resellers = yield* Effect.forEach([1, 2, 3], (i) => account(first.url, `Shop ${i}`, 500))
+          const bundles = (yield* call(first.url, "GET", "/api/v1/networks/1/bundles", { key: resellers[0]!.key })).body
+            .bundles
+          const bundleId = bundles.find((b: any) => b.is_active).id
+
+          // A burst of orders, cut short by kill -9; answers lost to the kill are simply lost.
+          const burst = Effect.forEach(
+            Array.from({ length: 60 }, (_, i) => i),
+            (i) =>
+              Effect.either(Effect.tryPromise(() =>
+                fetch(`${first.url}/api/v1/orders`, {
+                  method: "POST",
+                  headers: {
+                    accept: "application/json",
+                    "content-type": "application/json",
+                    "x-api-key": resellers[i % 3]!.key
+                  },
+                  body: JSON.stringify({
+                    bundle_id: bundleId,
+                    phone_number: `0245${String(i).padStart(6, "1")}`,
+                    reference: `burst-${i}`
+                  })
+                })
+              )),
+            { concurrency: 12 }
+          )
+          const kill = Effect.sleep("400 millis").pipe(Effect.andThen(() => first.child.kill("SIGKILL")))
+          const [answers] = yield* Effect.all([burst, kill], { concurrency: 2 })
+          const answered = answers.filter((a) => a._tag === "Right").length
+          // The kill landed inside the burst: some answers came, some were lost.
+          assert.isBelow(answered, answers.length, "the kill cut the burst short")
+          yield* Effect.async<void>((resume) => {
+            if (first.child.exitCode !== null || first.child.signalCode !== null) return resume(Effect.void)
+            first.child.once("exit", () => resume(Effect.void))
+          })
+
+          // Restarted on the same database: the worker finishes what the crash left.
+          const down = yield* Processes.start(downEnv)
+          const allOrders = Effect.map(
+            admin(down.url, "GET", "/admin/v1/orders?per_page=100"),
+            (page) => page.orders as Array<{ order_number: string; status: string }>
+          )
+          const settled = yield* eventually(
+            "every downstream order settles",
+            90,
+            allOrders,
+            (orders) => orders.length > 0 && orders.every((o) => o.status !== "pending")
+          )
+          const upstreamAll = (yield* call(upstream.server.url, "GET", "/api/v1/orders?per_page=50", {
+            key: upstream.buyer.key
+          })).body
+          const references: Array<string> = []
+          for (let page = 1; page <= upstreamAll.pagination.last_page; page++) {
+            const body = (yield* call(upstream.server.url, "GET", `/api/v1/orders?per_page=50&page=${page}`, {
+              key: upstream.buyer.key
+            })).body
+            references.push(...body.orders.map((o: any) => o.reference))
+          }
+          assert.strictEqual(new Set(references).size, references.length, "no downstream order bought twice")
+          const delivered = settled.filter((o) => o.status === "successful").map((o) => o.order_number).sort()
+          assert.deepStrictEqual([...references].sort(), delivered, "one upstream order per delivered order")
+          assert.isTrue((yield* audit(down.url)).ok, "every wallet equals its ledger")
+          assert.isTrue((yield* audit(upstream.server.url)).ok)
+        }),
+      { timeout: 180_000 }
+    )
   })
 }
