@@ -4,7 +4,6 @@
  * JSON file named by `BUNDLES_UPSTREAMS_FILE`.
  */
 import { Cedis } from "@databundle/contract/Money"
-import { NetworkSlug } from "@databundle/contract/Network"
 import { Config, ConfigError, Duration, Effect, Either, Option, ParseResult, Redacted, Schema } from "effect"
 import * as fs from "node:fs"
 
@@ -87,7 +86,9 @@ const FileEntry = Schema.Struct({
   api_key_env: Schema.optional(Schema.String),
   networks: Schema.optionalWith(
     Schema.Record({
-      key: Schema.Union(Schema.Literal("*"), NetworkSlug),
+      key: Schema.String.pipe(
+        Schema.pattern(/^(\*|[a-z0-9][a-z0-9-]{0,31})$/, { message: () => "must be a network slug or *" })
+      ),
       value: Schema.Int.pipe(Schema.between(0, 1000))
     }),
     { default: () => ({ "*": 100 }) }

@@ -13,6 +13,7 @@ import {
   admin,
   audit,
   call,
+  cli,
   databaseEnv,
   databases,
   deadPort,
@@ -54,6 +55,27 @@ for (const database of databases) {
           assert.isAbove(dry.changes.length, 10)
           const unsynced = yield* call(down.url, "GET", "/admin/v1/catalog", { admin: true })
           assert.strictEqual(unsynced.body.networks.length, 0, "a dry run changes nothing")
+
+          // The operator's command: the same diff, as JSON or as text; bad usage calls nothing.
+          const dryCli = yield* cli(
+            down.url,
+            "catalog",
+            "sync",
+            "--markup",
+            "8%",
+            "--price-group",
+            "agent=5%",
+            "--dry-run",
+            "--json"
+          )
+          assert.strictEqual(dryCli.code, 0, dryCli.stderr)
+          assert.deepStrictEqual(JSON.parse(dryCli.stdout).changes, dry.changes)
+          const dryText = yield* cli(down.url, "catalog", "sync", "--markup", "8%", "--dry-run")
+          assert.include(dryText.stdout, "Would change from wholesale")
+          assert.match(dryText.stdout, /create +bundle +mtn-1gb/)
+          const usage = yield* cli(down.url, "catalog", "sync", "--price-group", "agent=5")
+          assert.notStrictEqual(usage.code, 0)
+          assert.include(usage.stderr, "GROUP=MARKUP")
 
           const synced = yield* admin(down.url, "POST", "/admin/v1/upstreams/catalog-sync", {
             markup: "8%",
@@ -127,10 +149,13 @@ for (const database of databases) {
           assert.strictEqual(view.upstreams[0].name, "wholesale")
           assert.strictEqual(view.upstreams[0].balance, 1000 - 5.5 * 2)
           assert.isFalse(view.upstreams[0].balance_low)
+          const listed = yield* cli(down.url, "upstreams")
+          assert.strictEqual(listed.code, 0, listed.stderr)
+          assert.match(listed.stdout, /wholesale +GHS 989\.00 +GHS 100\.00 +closed/)
           assert.isTrue((yield* audit(down.url)).ok)
           assert.isTrue((yield* audit(upstream.server.url)).ok)
         }),
-      { timeout: 90_000 }
+      { timeout: 180_000 }
     )
 
     it.scopedLive(
@@ -193,7 +218,7 @@ for (const database of databases) {
           }
           assert.isTrue((yield* audit(down.url)).ok)
         }),
-      { timeout: 120_000 }
+      { timeout: 180_000 }
     )
 
     it.scopedLive(
@@ -249,7 +274,7 @@ for (const database of databases) {
           const view = yield* admin(down.url, "GET", "/admin/v1/upstreams")
           assert.isNull(view.upstreams[0].balance)
         }),
-      { timeout: 90_000 }
+      { timeout: 180_000 }
     )
 
     it.scopedLive(
@@ -330,7 +355,7 @@ for (const database of databases) {
           assert.strictEqual(after.upstreams[1].balance, 1000 - 5.5 * 2)
           assert.isTrue((yield* audit(down.url)).ok)
         }),
-      { timeout: 120_000 }
+      { timeout: 180_000 }
     )
 
     it.scopedLive(
@@ -356,11 +381,12 @@ for (const database of databases) {
           const bundleId = bundles.find((b: any) => b.is_active).id
 
           // A burst of orders, cut short by kill -9; answers lost to the kill are simply lost.
+          let answeredSoFar = 0
           const burst = Effect.forEach(
             Array.from({ length: 60 }, (_, i) => i),
             (i) =>
-              Effect.either(Effect.tryPromise(() =>
-                fetch(`${first.url}/api/v1/orders`, {
+              Effect.either(Effect.tryPromise(async () => {
+                const response = await fetch(`${first.url}/api/v1/orders`, {
                   method: "POST",
                   headers: {
                     accept: "application/json",
@@ -373,10 +399,16 @@ for (const database of databases) {
                     reference: `burst-${i}`
                   })
                 })
-              )),
+                answeredSoFar++
+                return response
+              })),
             { concurrency: 12 }
           )
-          const kill = Effect.sleep("400 millis").pipe(Effect.andThen(() => first.child.kill("SIGKILL")))
+          // Killed once a few orders were answered, while the rest are in flight.
+          const kill = Effect.sleep("10 millis").pipe(
+            Effect.repeat({ until: () => answeredSoFar >= 8 }),
+            Effect.andThen(() => first.child.kill("SIGKILL"))
+          )
           const [answers] = yield* Effect.all([burst, kill], { concurrency: 2 })
           const answered = answers.filter((a) => a._tag === "Right").length
           // The kill landed inside the burst: some answers came, some were lost.

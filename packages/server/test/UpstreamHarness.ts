@@ -7,6 +7,7 @@
 import { freshDatabase } from "@databundle/core/testing"
 import { assert } from "@effect/vitest"
 import { Effect } from "effect"
+import { execFile } from "node:child_process"
 import * as fs from "node:fs"
 import * as net from "node:net"
 import * as os from "node:os"
@@ -128,3 +129,16 @@ export const upstreamOrders = (base: string, key: string, reference: string) =>
 /** The ledger audit: every wallet equals its ledger, one debit per order, one refund per failed order. */
 export const audit = (base: string) =>
   Effect.map(admin(base, "GET", "/admin/v1/audit"), (report) => report as { ok: boolean })
+
+/** Runs `bundles-server admin ...args` (the built binary) against `base`; its exit code and output. */
+export const cli = (base: string, ...args: ReadonlyArray<string>) =>
+  Effect.promise(() =>
+    new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+      execFile(
+        process.execPath,
+        [Processes.BIN, "admin", ...args, "--url", base, "--token", ADMIN_TOKEN],
+        { env: { PATH: process.env.PATH ?? "", NO_COLOR: "1" } },
+        (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr })
+      )
+    })
+  )
