@@ -13,6 +13,7 @@ import {
   adjustBody,
   type BrokenBody,
   catalogBody,
+  catalogSyncBody,
   createBody,
   fundBody,
   placeBody,
@@ -249,6 +250,7 @@ const dataOf = (w: World): Readonly<Record<string, Data>> => {
       query: [...pageParams(100), enumParam("wallet", WALLETS)]
     },
     [`POST ${ADMIN}/catalog`]: { body: catalogBody(w) },
+    [`POST ${ADMIN}/upstreams/catalog-sync`]: { body: catalogSyncBody },
     [`GET ${ADMIN}/orders`]: {
       query: [
         ...pageParams(100),
