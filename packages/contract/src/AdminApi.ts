@@ -35,6 +35,7 @@ import { AuditReport, LedgerEntry } from "./Ledger.js"
 import { AdminOrder, OrderNotFound, OrderStatus, Pagination, Reference, ResolveOrderPayload } from "./Order.js"
 import { pageParams } from "./Page.js"
 import { PhoneNumber } from "./Phone.js"
+import { CatalogSyncPayload, CatalogSyncResponse, UpstreamsResponse } from "./Upstream.js"
 import { AdjustWalletPayload, Balance, FundWalletPayload, InsufficientBalance, WalletKind } from "./Wallet.js"
 
 /** The path prefix of the admin API. */
@@ -228,6 +229,21 @@ export class OrdersAdminGroup extends HttpApiGroup.make("ordersAdmin")
   )
 {}
 
+/** The upstreams fulfilment buys from, and the catalogue sync from them. */
+export class UpstreamsGroup extends HttpApiGroup.make("upstreams")
+  .add(
+    HttpApiEndpoint.get("list", "/upstreams")
+      .addSuccess(UpstreamsResponse)
+      .annotate(OpenApi.Summary, "The configured upstreams with their balances")
+  )
+  .add(
+    HttpApiEndpoint.post("catalogSync", "/upstreams/catalog-sync")
+      .setPayload(CatalogSyncPayload)
+      .addSuccess(CatalogSyncResponse)
+      .annotate(OpenApi.Summary, "Create, price and deactivate our bundles from the upstreams' catalogues")
+  )
+{}
+
 /** The operator's admin API. */
 export class AdminApi extends HttpApi.make("admin")
   .add(AccountsGroup)
@@ -235,6 +251,7 @@ export class AdminApi extends HttpApi.make("admin")
   .add(WalletsGroup)
   .add(CatalogFileGroup)
   .add(OrdersAdminGroup)
+  .add(UpstreamsGroup)
   .middleware(AdminAuth)
   .addError(BadRequest)
   .addError(NotFound)

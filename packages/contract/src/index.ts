@@ -46,6 +46,8 @@ export * as RateLimit from "./RateLimit.js"
 export * as ResellerApi from "./ResellerApi.js"
 /** Free text from requests. */
 export * as Text from "./Text.js"
+/** Upstreams and the catalogue sync. */
+export * as Upstream from "./Upstream.js"
 /** Wallets and balances. */
 export * as Wallet from "./Wallet.js"
 /** Webhook events, the headers of a delivery and its signature. */

@@ -234,6 +234,34 @@ const eventFeed = [
     WHERE queued_at IS NOT NULL`
 ]
 
+// Fulfilment through upstreams of this same API. `upstream_bundles` maps our bundles to each
+// upstream's bundle ids (written by the catalogue sync); `upstream_orders` records, per order and
+// upstream, whether that upstream may hold the order, so a retry, a crash or a failover never
+// buys twice: 'placing' (a request may have reached it), 'placed' (it holds the order under
+// its own number), 'clear' (it certainly does not), 'successful' / 'failed' (it settled).
+const upstreams = [
+  `CREATE TABLE upstream_bundles (
+    bundle_id integer NOT NULL REFERENCES bundles (id),
+    upstream text NOT NULL,
+    upstream_bundle_id integer NOT NULL,
+    upstream_price bigint NOT NULL CHECK (upstream_price > 0),
+    active boolean NOT NULL,
+    synced_at timestamptz(3) NOT NULL DEFAULT now(),
+    PRIMARY KEY (bundle_id, upstream),
+    UNIQUE (upstream, upstream_bundle_id)
+  )`,
+  `CREATE TABLE upstream_orders (
+    order_number text NOT NULL REFERENCES orders (order_number),
+    upstream text NOT NULL,
+    state text NOT NULL CHECK (state IN ('placing', 'placed', 'clear', 'successful', 'failed')),
+    upstream_order_number text,
+    attempts integer NOT NULL DEFAULT 0,
+    last_error text,
+    updated_at timestamptz(3) NOT NULL DEFAULT now(),
+    PRIMARY KEY (order_number, upstream)
+  )`
+]
+
 const statements = (list: ReadonlyArray<string>) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) => Effect.forEach(list, (text) => sql.unsafe(text), { discard: true }))
 
@@ -244,7 +272,8 @@ export const migrate = Migrator.make({})({
     "0002_rate_limits": statements(rateLimits),
     "0003_webhook_leases": statements(webhookLeases),
     "0004_admin_idempotency_keys": statements(adminIdempotencyKeys),
-    "0005_event_feed": statements(eventFeed)
+    "0005_event_feed": statements(eventFeed),
+    "0006_upstreams": statements(upstreams)
   }),
   table: "bundles_migrations"
 })

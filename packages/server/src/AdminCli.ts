@@ -14,6 +14,7 @@ import { audit } from "./admin/Audit.js"
 import { catalog } from "./admin/Catalog.js"
 import { keys } from "./admin/Keys.js"
 import { orders } from "./admin/Orders.js"
+import { upstreams } from "./admin/Upstreams.js"
 import { wallet } from "./admin/Wallet.js"
 import * as Logging from "./Logging.js"
 
@@ -29,6 +30,6 @@ export { CliFailure } from "@databundle/terminal/Failure"
  */
 export const command = Command.make("admin").pipe(
   Command.withDescription("Operate a running server through its admin API"),
-  Command.withSubcommands([catalog, accounts, keys, wallet, audit, orders]),
+  Command.withSubcommands([catalog, accounts, keys, wallet, audit, orders, upstreams]),
   Command.provide(Layer.mergeAll(NodeHttpClient.layer, Logging.toStderr))
 )

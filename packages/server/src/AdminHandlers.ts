@@ -6,6 +6,7 @@ import { Accounts, ApiKeys, Catalog, Idempotency, Orders, Wallet } from "@databu
 import { HttpApiBuilder, HttpApp, HttpServerResponse } from "@effect/platform"
 import { Effect, Layer, type Schema } from "effect"
 import { ServerApi } from "./ServerApi.js"
+import * as UpstreamCatalog from "./UpstreamCatalog.js"
 
 const ok = <A extends object>(value: A) => ({ success: true as const, ...value })
 
@@ -109,5 +110,24 @@ export const OrdersAdminLive = HttpApiBuilder.group(ServerApi, "ordersAdmin", (h
         ))
   }))
 
+/** The upstreams and the catalogue sync from them. */
+export const UpstreamsLive = HttpApiBuilder.group(ServerApi, "upstreams", (handlers) =>
+  Effect.gen(function*() {
+    const context = yield* Effect.context<UpstreamCatalog.Requirements>()
+    return handlers
+      .handle("list", () => Effect.map(UpstreamCatalog.list, ok).pipe(Effect.provide(context)))
+      .handle(
+        "catalogSync",
+        ({ payload }) => Effect.map(UpstreamCatalog.sync(payload), ok).pipe(Effect.provide(context))
+      )
+  }))
+
 /** Every handler of the admin API. */
-export const layer = Layer.mergeAll(AccountsLive, ApiKeysLive, WalletsLive, CatalogFileLive, OrdersAdminLive)
+export const layer = Layer.mergeAll(
+  AccountsLive,
+  ApiKeysLive,
+  WalletsLive,
+  CatalogFileLive,
+  OrdersAdminLive,
+  UpstreamsLive
+)

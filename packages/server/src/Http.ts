@@ -26,9 +26,20 @@ import * as ResellerHandlers from "./ResellerHandlers.js"
 import * as Routes from "./Routes.js"
 import { ServerApi } from "./ServerApi.js"
 import * as ServerConfig from "./ServerConfig.js"
+import * as Upstream from "./Upstream.js"
+import * as UpstreamConfig from "./UpstreamConfig.js"
 import * as WebhookTransport from "./WebhookTransport.js"
 
-/** The domain services, on the built-in fulfilment simulator. */
+/**
+ * The fulfilment provider `BUNDLES_PROVIDER` names: the built-in simulator (the default) or
+ * the configured upstreams; `Upstreams` is there either way (empty for the simulator).
+ */
+export const FulfillmentLive = Layer.unwrapEffect(Effect.map(
+  UpstreamConfig.provider,
+  (kind) => kind === "upstream" ? Upstream.provider : Fulfillment.FulfillmentProvider.Simulator
+)).pipe(Layer.provideMerge(Upstream.Upstreams.layer))
+
+/** The domain services, on the fulfilment provider of the configuration. */
 export const DomainLive = Layer.mergeAll(
   Accounts.Accounts.Default,
   ApiKeys.ApiKeys.Default,
@@ -43,7 +54,7 @@ export const DomainLive = Layer.mergeAll(
     ServerConfig.rateLimitStore,
     (store) => store === "database" ? RateLimiter.layerSql : RateLimiter.layerMemory
   ))
-).pipe(Layer.provide(Fulfillment.FulfillmentProvider.Simulator))
+).pipe(Layer.provideMerge(FulfillmentLive))
 
 /** The database-driven workers: pending orders and webhook deliveries (on their own transport). */
 export const WorkersLive = Layer.scopedDiscard(Effect.gen(function*() {
@@ -51,6 +62,7 @@ export const WorkersLive = Layer.scopedDiscard(Effect.gen(function*() {
   const delivery = yield* Webhooks.WebhookDelivery
   yield* Effect.forkScoped(orders.runFulfilment)
   yield* Effect.forkScoped(delivery.run)
+  yield* Effect.forkScoped(Upstream.balanceWatch)
 })).pipe(Layer.provide(Webhooks.WebhookDelivery.Default), Layer.provide(WebhookTransport.layer))
 
 const openApiPaths = {

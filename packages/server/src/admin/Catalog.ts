@@ -11,6 +11,7 @@ import { Effect, ParseResult, Schema } from "effect"
 import { execute, request } from "./Call.js"
 import { formatPath, shared } from "./Options.js"
 import { indented } from "./Text.js"
+import { catalogSync } from "./Upstreams.js"
 
 /** Reads and decodes a catalogue file, reporting every problem with its place in the file. */
 const readCatalog = (file: string) =>
@@ -97,5 +98,5 @@ const catalogExport = Command.make("export", shared, (options) =>
 /** `admin catalog`: import, export. */
 export const catalog = Command.make("catalog").pipe(
   Command.withDescription("The catalogue: networks, bundles, price groups and prices"),
-  Command.withSubcommands([catalogImport, catalogExport])
+  Command.withSubcommands([catalogImport, catalogExport, catalogSync])
 )

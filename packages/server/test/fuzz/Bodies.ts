@@ -199,6 +199,28 @@ export const triggerBody = withNonObjects(breakFields(fc.constantFrom({ type: "o
   { name: "type", required: true, bad: badEnum(EVENT_TYPES) }
 ]))
 
+/** A catalogue sync from the upstreams with one field broken. */
+export const catalogSyncBody = withNonObjects(breakFields(
+  fc.constantFrom<Record<string, unknown>>({}, { markup: "8%" }, { markup: "12.5%", dry_run: true }),
+  [
+    {
+      name: "upstream",
+      required: false,
+      bad: fc.oneof(badString((s) => /^[a-z0-9][a-z0-9_-]{0,31}$/.test(s), fc.constant("Alpha!")), wrongType("string"))
+    },
+    {
+      name: "markup",
+      required: false,
+      bad: fc.oneof(
+        badString((s) => /^\d{1,4}(\.\d{1,2})?%$/.test(s), fc.constantFrom("8", "8.123%", "-1%", "x%")),
+        wrongType("string")
+      )
+    },
+    { name: "price_groups", required: false, bad: fc.oneof(fc.constant({ agent: "5" }), wrongType("object")) },
+    { name: "dry_run", required: false, bad: wrongType("boolean") }
+  ]
+))
+
 /** The catalogue export with one thing in it broken. */
 export const catalogBody = (w: World): fc.Arbitrary<BrokenBody> => {
   const networkFields: Record<string, fc.Arbitrary<unknown>> = {

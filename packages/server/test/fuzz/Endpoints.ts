@@ -13,6 +13,7 @@ import {
   adjustBody,
   type BrokenBody,
   catalogBody,
+  catalogSyncBody,
   createBody,
   fundBody,
   placeBody,
@@ -296,6 +297,7 @@ const dataOf = (w: World): Readonly<Record<string, Data>> => {
     },
     [`POST ${ADMIN}/catalog`]: { body: catalogBody(w) },
     [`POST ${ADMIN}/catalog/preview`]: { body: catalogBody(w) },
+    [`POST ${ADMIN}/upstreams/catalog-sync`]: { body: catalogSyncBody },
     [`GET ${ADMIN}/orders`]: {
       query: [
         ...pageParams(100),

@@ -1,0 +1,198 @@
+/**
+ * Which fulfilment provider the server uses, and the upstreams it buys from: read from the
+ * environment (`BUNDLES_PROVIDER`, `BUNDLES_UPSTREAM_*`) and, for several upstreams, from the
+ * JSON file named by `BUNDLES_UPSTREAMS_FILE`.
+ */
+import { Cedis } from "@databundle/contract/Money"
+import { Config, ConfigError, Duration, Effect, Either, Option, ParseResult, Redacted, Schema } from "effect"
+import * as fs from "node:fs"
+
+/** `simulator` (the default) or `upstream`. */
+export const provider = Config.literal("simulator", "upstream")("BUNDLES_PROVIDER").pipe(
+  Config.withDefault("simulator" as const)
+)
+
+/** Priorities of an upstream for the networks it serves: lower first; `*` for any other network. */
+export type Priorities = Readonly<Record<string, number>>
+
+/** One upstream account of this same API. */
+export interface Upstream {
+  /** The operator's name for it, shown by `admin upstreams` and used by `catalog sync --upstream`. */
+  readonly name: string
+  /** Its `/api/v1` base URL. */
+  readonly url: string
+  readonly apiKey: Redacted.Redacted<string>
+  readonly priorities: Priorities
+  /** Below this main balance (pesewas) an alert is raised. */
+  readonly lowBalance: Option.Option<bigint>
+}
+
+/** The upstream's priority for a network, or none when it does not serve it. */
+export const priorityFor = (upstream: Upstream, networkSlug: string): Option.Option<number> =>
+  Option.fromNullable(upstream.priorities[networkSlug] ?? upstream.priorities["*"])
+
+/** How the upstream provider behaves; every duration is set by the operator. */
+export interface Tuning {
+  /** The longest one upstream call may take (`BUNDLES_UPSTREAM_TIMEOUT_SECONDS`, default 10). */
+  readonly timeout: Duration.Duration
+  /**
+   * How long an order may wait for an upstream to take it (`BUNDLES_UPSTREAM_DEADLINE_SECONDS`,
+   * default 900); then it fails with a refund, but only when no upstream may hold it.
+   */
+  readonly deadline: Duration.Duration
+  /** First wait before trying unavailable upstreams again, doubling (`BUNDLES_UPSTREAM_RETRY_SECONDS`, 5). */
+  readonly retry: Duration.Duration
+  /** First wait before asking about an order an upstream holds pending, doubling (`BUNDLES_UPSTREAM_POLL_SECONDS`, 5). */
+  readonly poll: Duration.Duration
+  /** Consecutive failures that open an upstream's circuit (`BUNDLES_UPSTREAM_BREAKER_FAILURES`, 5). */
+  readonly breakerFailures: number
+  /** How long an open circuit sends nothing (`BUNDLES_UPSTREAM_BREAKER_SECONDS`, 30). */
+  readonly breakerCooldown: Duration.Duration
+  /** How often balances are read for the low-balance alert (`BUNDLES_UPSTREAM_BALANCE_SECONDS`, 60). */
+  readonly balanceEvery: Duration.Duration
+}
+
+const seconds = (name: string, fallback: number) =>
+  Config.number(name).pipe(
+    Config.withDefault(fallback),
+    Config.validate({ message: "must be a number of seconds above 0", validation: (n) => n > 0 }),
+    Config.map(Duration.seconds)
+  )
+
+/** The provider's tuning. */
+export const tuning: Config.Config<Tuning> = Config.all({
+  timeout: seconds("BUNDLES_UPSTREAM_TIMEOUT_SECONDS", 10),
+  deadline: seconds("BUNDLES_UPSTREAM_DEADLINE_SECONDS", 900),
+  retry: seconds("BUNDLES_UPSTREAM_RETRY_SECONDS", 5),
+  poll: seconds("BUNDLES_UPSTREAM_POLL_SECONDS", 5),
+  breakerFailures: Config.integer("BUNDLES_UPSTREAM_BREAKER_FAILURES").pipe(
+    Config.withDefault(5),
+    Config.validate({ message: "must be at least 1", validation: (n) => n >= 1 })
+  ),
+  breakerCooldown: seconds("BUNDLES_UPSTREAM_BREAKER_SECONDS", 30),
+  balanceEvery: seconds("BUNDLES_UPSTREAM_BALANCE_SECONDS", 60)
+})
+
+const Name = Schema.String.pipe(
+  Schema.pattern(/^[a-z0-9][a-z0-9_-]{0,31}$/, { message: () => "must be 1 to 32 characters of a-z, 0-9, _ and -" })
+)
+
+/** One entry of `BUNDLES_UPSTREAMS_FILE`. */
+const FileEntry = Schema.Struct({
+  name: Name,
+  url: Schema.String,
+  /** The key itself, or the name of the environment variable that holds it (preferred). */
+  api_key: Schema.optional(Schema.String),
+  api_key_env: Schema.optional(Schema.String),
+  networks: Schema.optionalWith(
+    Schema.Record({
+      key: Schema.String.pipe(
+        Schema.pattern(/^(\*|[a-z0-9][a-z0-9-]{0,31})$/, { message: () => "must be a network slug or *" })
+      ),
+      value: Schema.Int.pipe(Schema.between(0, 1000))
+    }),
+    { default: () => ({ "*": 100 }) }
+  ),
+  low_balance: Schema.optional(Cedis)
+})
+
+/** `BUNDLES_UPSTREAMS_FILE`: `{ "upstreams": [ ... ] }`. */
+export const UpstreamsFile = Schema.Struct({ upstreams: Schema.Array(FileEntry).pipe(Schema.minItems(1)) })
+
+const invalid = (path: string, message: string) => ConfigError.InvalidData([path], message)
+
+/** Reads and checks an upstreams file; `env` supplies the keys named by `api_key_env`. */
+export const parseFile = (
+  text: string,
+  env: (name: string) => string | undefined
+): Either.Either<ReadonlyArray<Upstream>, string> => {
+  let json: unknown
+  try {
+    json = JSON.parse(text)
+  } catch (error) {
+    return Either.left(`is not JSON: ${error instanceof Error ? error.message : String(error)}`)
+  }
+  const decoded = Schema.decodeUnknownEither(UpstreamsFile, { errors: "all", onExcessProperty: "error" })(json)
+  if (Either.isLeft(decoded)) {
+    return Either.left(
+      ParseResult.ArrayFormatter.formatErrorSync(decoded.left).map((i) => `${i.path.join(".")}: ${i.message}`).join(
+        "; "
+      )
+    )
+  }
+  const out: Array<Upstream> = []
+  for (const entry of decoded.right.upstreams) {
+    if (out.some((u) => u.name === entry.name)) return Either.left(`upstream "${entry.name}" is listed twice`)
+    const key = entry.api_key ?? (entry.api_key_env === undefined ? undefined : env(entry.api_key_env))
+    if (key === undefined || key.length === 0) {
+      return Either.left(
+        `upstream "${entry.name}" has no API key (set api_key_env to a variable that holds it, or api_key)`
+      )
+    }
+    out.push({
+      name: entry.name,
+      url: entry.url,
+      apiKey: Redacted.make(key),
+      priorities: entry.networks,
+      lowBalance: Option.fromNullable(entry.low_balance)
+    })
+  }
+  return Either.right(out)
+}
+
+/**
+ * The configured upstreams: the file when `BUNDLES_UPSTREAMS_FILE` is set, else the one of
+ * `BUNDLES_UPSTREAM_URL` and `BUNDLES_UPSTREAM_API_KEY` (named by `BUNDLES_UPSTREAM_NAME`,
+ * default `upstream`, serving every network).
+ */
+export const upstreams: Config.Config<ReadonlyArray<Upstream>> = Config.option(Config.string("BUNDLES_UPSTREAMS_FILE"))
+  .pipe(
+    Config.mapOrFail((file) => {
+      if (Option.isNone(file)) return Either.right(Option.none<ReadonlyArray<Upstream>>())
+      let text: string
+      try {
+        text = fs.readFileSync(file.value, "utf8")
+      } catch (error) {
+        return Either.left(invalid("BUNDLES_UPSTREAMS_FILE", `cannot read ${file.value}: ${String(error)}`))
+      }
+      return parseFile(text, (name) => process.env[name]).pipe(
+        Either.mapLeft((message) => invalid("BUNDLES_UPSTREAMS_FILE", `${file.value} ${message}`)),
+        Either.map(Option.some)
+      )
+    }),
+    (fromFile) =>
+      Config.all({
+        fromFile,
+        name: Config.string("BUNDLES_UPSTREAM_NAME").pipe(Config.withDefault("upstream")),
+        url: Config.option(Config.string("BUNDLES_UPSTREAM_URL")),
+        apiKey: Config.option(Config.redacted("BUNDLES_UPSTREAM_API_KEY")),
+        lowBalance: Config.option(Config.string("BUNDLES_UPSTREAM_LOW_BALANCE"))
+      }),
+    Config.mapOrFail(({ apiKey, fromFile, lowBalance, name, url }) => {
+      if (Option.isSome(fromFile)) return Either.right(fromFile.value)
+      if (Option.isNone(url) || Option.isNone(apiKey)) {
+        return Either.left(invalid(
+          "BUNDLES_UPSTREAM_URL",
+          "BUNDLES_PROVIDER=upstream needs BUNDLES_UPSTREAM_URL and BUNDLES_UPSTREAM_API_KEY, or BUNDLES_UPSTREAMS_FILE"
+        ))
+      }
+      if (!Schema.is(Name)(name)) return Either.left(invalid("BUNDLES_UPSTREAM_NAME", "must be 1 to 32 of a-z 0-9 _ -"))
+      const low = Option.map(lowBalance, (text) => Schema.decodeUnknownEither(Cedis)(Number(text)))
+      if (Option.isSome(low) && Either.isLeft(low.value)) {
+        return Either.left(invalid("BUNDLES_UPSTREAM_LOW_BALANCE", "must be an amount in cedis"))
+      }
+      return Either.right([{
+        name,
+        url: url.value,
+        apiKey: apiKey.value,
+        priorities: { "*": 100 },
+        lowBalance: Option.flatMap(low, Either.getRight)
+      }])
+    })
+  )
+
+/** The upstreams when the provider is `upstream`, none for the simulator. */
+export const configured: Effect.Effect<ReadonlyArray<Upstream>, ConfigError.ConfigError> = Effect.flatMap(
+  provider,
+  (kind) => kind === "upstream" ? upstreams : Effect.succeed([])
+)
