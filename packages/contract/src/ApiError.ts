@@ -34,6 +34,13 @@ export class Unauthorized extends Schema.TaggedError<Unauthorized>()(
   HttpApiSchema.annotations({ status: 401 })
 ) {}
 
+/** 403: the caller is known but may not do this (a dashboard request without its CSRF token). */
+export class Forbidden extends Schema.TaggedError<Forbidden>()(
+  "Forbidden",
+  { success: Failed, message: Schema.String },
+  HttpApiSchema.annotations({ status: 403 })
+) {}
+
 /** 404: an unknown route, or a resource that does not exist or is not visible to the caller. */
 export class NotFound extends Schema.TaggedError<NotFound>()(
   "NotFound",

@@ -7,12 +7,12 @@
  * An annotation on an endpoint overrides its group's, which overrides its API's.
  */
 import { Context } from "effect"
-import type { RateLimitScope } from "./RateLimit.js"
+import type { DashboardRateLimitScope, RateLimitScope } from "./RateLimit.js"
 
 /** The rate-limit scopes a request to the endpoint counts toward (none: not rate limited). */
 export class RateLimitScopes extends Context.Tag("@databundle/contract/EndpointPolicy/RateLimitScopes")<
   RateLimitScopes,
-  ReadonlyArray<RateLimitScope>
+  ReadonlyArray<RateLimitScope | DashboardRateLimitScope>
 >() {}
 
 /** The largest request body the endpoint reads, in bytes. */
@@ -29,7 +29,7 @@ export const DEFAULT_BODY_LIMIT = 64 * 1024
 
 /** An endpoint's policy, with the defaults filled in. */
 export interface Policy {
-  readonly rateLimitScopes: ReadonlyArray<RateLimitScope>
+  readonly rateLimitScopes: ReadonlyArray<RateLimitScope | DashboardRateLimitScope>
   readonly bodyLimit: number
   readonly carriesSecret: boolean
 }

@@ -39,3 +39,17 @@ export const RateLimitsPatch = Schema.Struct({
 
 /** The type of `RateLimitsPatch`. */
 export type RateLimitsPatch = typeof RateLimitsPatch.Type
+
+/**
+ * The dashboard's own scopes, beside the public API's: every dashboard request (`dashboard`,
+ * per account when signed in, else per client address) and the anonymous forms that send
+ * email or check a password (`access`, per client address). They are not per-account
+ * overrides; the operator sets them for everyone (`BUNDLES_DASHBOARD_LIMITS`).
+ */
+export const DashboardRateLimitScope = Schema.Literal("dashboard", "access")
+
+/** The type of `DashboardRateLimitScope`. */
+export type DashboardRateLimitScope = typeof DashboardRateLimitScope.Type
+
+/** The dashboard's default limits: 300 requests and 20 anonymous forms a minute. */
+export const DEFAULT_DASHBOARD_LIMITS: Record<DashboardRateLimitScope, number> = { dashboard: 300, access: 20 }

@@ -14,6 +14,10 @@ export * as ApiKey from "./ApiKey.js"
 export * as Bundle from "./Bundle.js"
 /** The catalogue file format. */
 export * as Catalog from "./Catalog.js"
+/** The web dashboard's API. */
+export * as DashboardApi from "./DashboardApi.js"
+/** The webhook delivery log. */
+export * as DeliveryLog from "./DeliveryLog.js"
 /** What the server applies to each endpoint before its handler: rate-limit scopes, body limit, secrecy. */
 export * as EndpointPolicy from "./EndpointPolicy.js"
 /** `Idempotency-Key` of admin requests that move money. */
@@ -38,16 +42,22 @@ export * as Order from "./Order.js"
 export * as OrderTerms from "./OrderTerms.js"
 /** Paging of admin lists. */
 export * as Page from "./Page.js"
+/** Payments that fund a wallet. */
+export * as Payment from "./Payment.js"
 /** Ghana phone numbers. */
 export * as Phone from "./Phone.js"
 /** Rate limit scopes and quotas. */
 export * as RateLimit from "./RateLimit.js"
 /** The public reseller API. */
 export * as ResellerApi from "./ResellerApi.js"
+/** Dashboard sessions: the cookie, the CSRF header, the middleware. */
+export * as Session from "./Session.js"
 /** Free text from requests. */
 export * as Text from "./Text.js"
 /** Upstreams and the catalogue sync. */
 export * as Upstream from "./Upstream.js"
+/** Dashboard users: registration, sign-in and password payloads. */
+export * as User from "./User.js"
 /** Wallets and balances. */
 export * as Wallet from "./Wallet.js"
 /** Webhook events, the headers of a delivery and its signature. */

@@ -16,8 +16,8 @@ import { SqlClient } from "@effect/sql"
 import { Clock, Context, Effect, Layer, Schedule } from "effect"
 import { orDie } from "./Database.js"
 
-/** The limited scopes: the spec's three, and failed authentications per client address. */
-export type Scope = RateLimit.RateLimitScope | "auth"
+/** The limited scopes: the spec's three, the dashboard's, and failed authentications per client address. */
+export type Scope = RateLimit.RateLimitScope | RateLimit.DashboardRateLimitScope | "auth"
 
 /** A scope a request falls in, with the limit that applies to it. */
 export interface Quota {

@@ -28,6 +28,35 @@ const rateLimits = Config.string("BUNDLES_RATE_LIMITS").pipe(
   )
 )
 
+/** Parses `dashboard=300,access=20`; scopes left out keep their defaults. */
+export const parseDashboardLimits = (
+  text: string
+): Either.Either<Record<RateLimit.DashboardRateLimitScope, number>, string> => {
+  const limits = { ...RateLimit.DEFAULT_DASHBOARD_LIMITS }
+  for (const part of text.split(",").map((s) => s.trim()).filter((s) => s.length > 0)) {
+    const [scope, value] = part.split("=").map((s) => s.trim())
+    if (!RateLimit.DashboardRateLimitScope.literals.includes(scope as RateLimit.DashboardRateLimitScope)) {
+      return Either.left(`unknown dashboard rate limit scope "${scope}" (expected dashboard or access)`)
+    }
+    const n = Number(value)
+    if (!Number.isInteger(n) || n < 1 || n > 1_000_000) {
+      return Either.left(`rate limit "${part}" must be a whole number from 1 to 1000000`)
+    }
+    limits[scope as RateLimit.DashboardRateLimitScope] = n
+  }
+  return Either.right(limits)
+}
+
+const dashboardLimits = Config.string("BUNDLES_DASHBOARD_LIMITS").pipe(
+  Config.withDefault(""),
+  Config.mapOrFail((text) =>
+    Either.mapLeft(
+      parseDashboardLimits(text),
+      (message) => ConfigError.InvalidData(["BUNDLES_DASHBOARD_LIMITS"], message)
+    )
+  )
+)
+
 const seconds = (name: string, fallback: number) =>
   Config.number(name).pipe(Config.withDefault(fallback), Config.map(Duration.seconds))
 
@@ -37,6 +66,8 @@ export class Settings extends Effect.Service<Settings>()("core/Settings", {
     return {
       /** Default per-minute limits; accounts may override them. */
       rateLimits: yield* rateLimits,
+      /** Per-minute limits of the dashboard's scopes (the same for every account). */
+      dashboardLimits: yield* dashboardLimits,
       /** How long the simulator keeps a `...9999` order pending. */
       simulatorPending: yield* seconds("BUNDLES_SIMULATOR_PENDING_SECONDS", 30),
       /** The longest an API key lookup is reused: bounds how late a revoke or suspension bites. */

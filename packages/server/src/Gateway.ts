@@ -40,6 +40,8 @@ const SCOPE_NAMES: Record<RateLimiter.Scope, string> = {
   all: "all requests",
   orders: "POST /orders",
   balance: "GET /balance",
+  dashboard: "dashboard requests",
+  access: "sign-in and account forms",
   auth: "failed authentications"
 }
 
@@ -142,7 +144,9 @@ export const make = (api: HttpApi.HttpApi.Any, routes: Routes.Routes) =>
         const subject = caller._tag === "Reseller" ? `account:${caller.principal.accountId}` : `address:${address}`
         const quotas = policy.rateLimitScopes.map((scope) => ({
           scope,
-          limit: limits[scope] ?? settings.rateLimits[scope]
+          limit: scope === "dashboard" || scope === "access"
+            ? settings.dashboardLimits[scope]
+            : limits[scope] ?? settings.rateLimits[scope]
         }))
         yield* enforce(yield* limiter.consume(subject, quotas), headers)
       })
