@@ -32,8 +32,10 @@ import { BodyLimit, CarriesSecret } from "./EndpointPolicy.js"
 import { IdempotencyHeaders } from "./Idempotency.js"
 import { IntegerText } from "./Identifier.js"
 import { AuditReport, LedgerEntry } from "./Ledger.js"
+import { ListMailParams, OutboxMail } from "./Mail.js"
 import { AdminOrder, OrderNotFound, OrderStatus, Pagination, Reference, ResolveOrderPayload } from "./Order.js"
 import { pageParams } from "./Page.js"
+import { AdminPayment, DeclinePaymentPayload, ListPaymentsParams, PaymentNotFound } from "./Payment.js"
 import { PhoneNumber } from "./Phone.js"
 import { CatalogSyncPayload, CatalogSyncResponse, UpstreamsResponse } from "./Upstream.js"
 import { AdjustWalletPayload, Balance, FundWalletPayload, InsufficientBalance, WalletKind } from "./Wallet.js"
@@ -244,6 +246,67 @@ export class UpstreamsGroup extends HttpApiGroup.make("upstreams")
   )
 {}
 
+/** 200 of GET /payments (admin). */
+export const AdminPaymentsPage = Schema.Struct({
+  success: Succeeded,
+  payments: Schema.Array(AdminPayment),
+  pagination: Pagination
+})
+
+/** 200 of GET /payments/{payment_number}, and of approving or declining it (admin). */
+export const AdminPaymentResponse = Schema.Struct({ success: Succeeded, payment: AdminPayment })
+
+const PaymentPath = Schema.Struct({ payment_number: Schema.String })
+
+/** Payments of every account; approving or declining a manual transfer. */
+export class PaymentsAdminGroup extends HttpApiGroup.make("paymentsAdmin")
+  .add(
+    HttpApiEndpoint.get("list", "/payments")
+      .setUrlParams(Schema.Struct({
+        ...ListPaymentsParams.fields,
+        per_page: pageParams.per_page,
+        account_id: Schema.optional(IntegerText.pipe(Schema.compose(AccountId)))
+      }))
+      .addSuccess(AdminPaymentsPage)
+  )
+  .add(
+    HttpApiEndpoint.get("get", "/payments/:payment_number")
+      .setPath(PaymentPath)
+      .addSuccess(AdminPaymentResponse)
+      .addError(PaymentNotFound)
+  )
+  .add(
+    HttpApiEndpoint.post("approve", "/payments/:payment_number/approve")
+      .setPath(PaymentPath)
+      .addSuccess(AdminPaymentResponse)
+      .addError(PaymentNotFound)
+      .addError(Conflict)
+      .annotate(OpenApi.Summary, "Approve a pending manual transfer: credits the main wallet once")
+  )
+  .add(
+    HttpApiEndpoint.post("decline", "/payments/:payment_number/decline")
+      .setPath(PaymentPath)
+      .setPayload(DeclinePaymentPayload)
+      .addSuccess(AdminPaymentResponse)
+      .addError(PaymentNotFound)
+      .addError(Conflict)
+      .annotate(OpenApi.Summary, "Decline a pending manual transfer")
+  )
+{}
+
+/** 200 of GET /emails. */
+export const MailPage = Schema.Struct({ success: Succeeded, emails: Schema.Array(OutboxMail), pagination: Pagination })
+
+/** The email outbox: what the server sent to dashboard users, newest first. */
+export class MailAdminGroup extends HttpApiGroup.make("mailAdmin")
+  .add(
+    HttpApiEndpoint.get("list", "/emails")
+      .setUrlParams(ListMailParams)
+      .addSuccess(MailPage)
+      .annotate(CarriesSecret, true)
+  )
+{}
+
 /** The operator's admin API. */
 export class AdminApi extends HttpApi.make("admin")
   .add(AccountsGroup)
@@ -252,6 +315,8 @@ export class AdminApi extends HttpApi.make("admin")
   .add(CatalogFileGroup)
   .add(OrdersAdminGroup)
   .add(UpstreamsGroup)
+  .add(PaymentsAdminGroup)
+  .add(MailAdminGroup)
   .middleware(AdminAuth)
   .addError(BadRequest)
   .addError(NotFound)

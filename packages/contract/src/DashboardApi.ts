@@ -142,6 +142,9 @@ export const LedgerParams = Schema.Struct({
   to: Schema.optional(DateBound)
 }).annotations({ parseOptions: { errors: "all" } })
 
+/** The type of `LedgerParams`. */
+export type LedgerParams = typeof LedgerParams.Type
+
 /** 200 of GET /ledger. */
 export const LedgerPage = Schema.Struct({
   success: Succeeded,
@@ -175,6 +178,9 @@ export const DashboardApiKey = Schema.Struct({
   ...ApiKeyView.fields,
   name: Schema.NullOr(Schema.String)
 }).annotations({ identifier: "DashboardApiKey" })
+
+/** The type of `DashboardApiKey`. */
+export type DashboardApiKey = typeof DashboardApiKey.Type
 
 /** The body of POST /keys. */
 export const CreateKeyPayload = Schema.Struct({ name: text(64) }).annotations({ parseOptions: { errors: "all" } })

@@ -107,6 +107,9 @@ export const PaymentMethodInfo = Schema.Struct({
   instructions: Schema.NullOr(Schema.String)
 }).annotations({ identifier: "PaymentMethodInfo" })
 
+/** The type of `PaymentMethodInfo`. */
+export type PaymentMethodInfo = typeof PaymentMethodInfo.Type
+
 /** Query parameters of a payments list. */
 export const ListPaymentsParams = Schema.Struct({
   page: Schema.optional(integerParam(1, 1_000_000)),

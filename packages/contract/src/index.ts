@@ -32,6 +32,8 @@ export * as Identifier from "./Identifier.js"
 export * as JsonBody from "./JsonBody.js"
 /** The ledger and its audit. */
 export * as Ledger from "./Ledger.js"
+/** Email to dashboard users, and the outbox. */
+export * as Mail from "./Mail.js"
 /** Money: cedis on the wire, pesewas inside. */
 export * as Money from "./Money.js"
 /** Networks. */

@@ -105,12 +105,12 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("core/ApiKeys", {
     }
 
     /** Creates a key for an account; the key itself is returned only here. */
-    const create = Effect.fn("ApiKeys.create")(function*(accountId: Account.AccountId) {
+    const create = Effect.fn("ApiKeys.create")(function*(accountId: Account.AccountId, name: string | null = null) {
       const key = Tokens.apiKey()
       const prefix = Tokens.displayPrefix(key)
       const rows = yield* orDie(sql<{ id: number }>`
-        INSERT INTO api_keys (account_id, key_hash, prefix)
-        SELECT id, ${Tokens.sha256Hex(key)}, ${prefix} FROM accounts WHERE id = ${accountId}
+        INSERT INTO api_keys (account_id, key_hash, prefix, name)
+        SELECT id, ${Tokens.sha256Hex(key)}, ${prefix}, ${name} FROM accounts WHERE id = ${accountId}
         RETURNING id
       `)
       if (rows.length === 0) {

@@ -262,6 +262,78 @@ const upstreams = [
   )`
 ]
 
+// The web dashboard: users (one per account) with their password hashes, one-time email
+// tokens and sessions (only SHA-256 hashes of both), the email outbox, payments that fund a
+// wallet, and key names. A payment credits its wallet once: a partial unique index on the
+// ledger's payment_id refuses a second credit, and (account, idempotency key) is unique.
+const dashboard = [
+  `ALTER TABLE api_keys ADD COLUMN name text`,
+  `CREATE TABLE users (
+    id serial PRIMARY KEY,
+    account_id integer NOT NULL UNIQUE REFERENCES accounts (id),
+    name text NOT NULL,
+    email text NOT NULL UNIQUE CHECK (email = lower(email)),
+    phone text NOT NULL,
+    password_hash text NOT NULL,
+    email_verified_at timestamptz(3),
+    created_at timestamptz(3) NOT NULL DEFAULT now(),
+    updated_at timestamptz(3) NOT NULL DEFAULT now()
+  )`,
+  `CREATE TABLE user_tokens (
+    token_hash text PRIMARY KEY,
+    user_id integer NOT NULL REFERENCES users (id),
+    purpose text NOT NULL CHECK (purpose IN ('verify_email', 'reset_password')),
+    expires_at timestamptz(3) NOT NULL,
+    used_at timestamptz(3),
+    created_at timestamptz(3) NOT NULL DEFAULT now()
+  )`,
+  `CREATE INDEX user_tokens_user ON user_tokens (user_id, purpose)`,
+  `CREATE TABLE sessions (
+    id bigserial PRIMARY KEY,
+    token_hash text NOT NULL UNIQUE,
+    user_id integer NOT NULL REFERENCES users (id),
+    created_at timestamptz(3) NOT NULL DEFAULT now(),
+    last_seen_at timestamptz(3) NOT NULL DEFAULT now(),
+    expires_at timestamptz(3) NOT NULL,
+    ended_at timestamptz(3)
+  )`,
+  `CREATE INDEX sessions_user ON sessions (user_id) WHERE ended_at IS NULL`,
+  `CREATE TABLE mail_outbox (
+    id bigserial PRIMARY KEY,
+    to_address text NOT NULL,
+    kind text NOT NULL,
+    subject text NOT NULL,
+    body text NOT NULL,
+    link text,
+    created_at timestamptz(3) NOT NULL DEFAULT now(),
+    sent_at timestamptz(3)
+  )`,
+  `CREATE INDEX mail_outbox_to ON mail_outbox (to_address, id DESC)`,
+  `CREATE TABLE payments (
+    id bigserial PRIMARY KEY,
+    payment_number text NOT NULL UNIQUE,
+    account_id integer NOT NULL REFERENCES accounts (id),
+    idempotency_key text NOT NULL,
+    fingerprint text NOT NULL,
+    method text NOT NULL CHECK (method IN ('mtn_momo', 'telecel_cash', 'airteltigo_money', 'manual_transfer')),
+    amount bigint NOT NULL CHECK (amount > 0),
+    payer_number text,
+    note text,
+    status text NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'successful', 'failed')),
+    provider_reference text,
+    failure_reason text,
+    next_check_at timestamptz(3),
+    created_at timestamptz(3) NOT NULL DEFAULT now(),
+    settled_at timestamptz(3),
+    UNIQUE (account_id, idempotency_key),
+    CHECK ((status = 'pending') = (settled_at IS NULL))
+  )`,
+  `CREATE INDEX payments_account_created ON payments (account_id, created_at DESC, id DESC)`,
+  `CREATE INDEX payments_pending_due ON payments (next_check_at) WHERE status = 'pending'`,
+  `ALTER TABLE ledger_entries ADD COLUMN payment_id bigint REFERENCES payments (id)`,
+  `CREATE UNIQUE INDEX ledger_entries_one_payment ON ledger_entries (payment_id) WHERE payment_id IS NOT NULL`
+]
+
 const statements = (list: ReadonlyArray<string>) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) => Effect.forEach(list, (text) => sql.unsafe(text), { discard: true }))
 
@@ -273,7 +345,8 @@ export const migrate = Migrator.make({})({
     "0003_webhook_leases": statements(webhookLeases),
     "0004_admin_idempotency_keys": statements(adminIdempotencyKeys),
     "0005_event_feed": statements(eventFeed),
-    "0006_upstreams": statements(upstreams)
+    "0006_upstreams": statements(upstreams),
+    "0008_dashboard": statements(dashboard)
   }),
   table: "bundles_migrations"
 })

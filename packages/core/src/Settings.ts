@@ -77,6 +77,24 @@ export class Settings extends Effect.Service<Settings>()("core/Settings", {
         Config.withDefault(20),
         Config.validate({ message: "must be at least 1", validation: (n) => n >= 1 })
       ),
+      /** The price group a dashboard registration lands in; none (base prices) when unset. */
+      defaultPriceGroup: yield* Config.string("BUNDLES_DEFAULT_PRICE_GROUP").pipe(
+        Config.withDefault(""),
+        Config.map((name) => name.trim() === "" ? null : name.trim())
+      ),
+      /** Below this main balance (pesewas) the dashboard's home page warns. */
+      lowBalance: yield* Config.number("BUNDLES_LOW_BALANCE_CEDIS").pipe(
+        Config.withDefault(20),
+        Config.validate({ message: "must be 0 or more", validation: (n) => n >= 0 }),
+        Config.map((cedis) => BigInt(Math.round(cedis * 100)))
+      ),
+      /** What a manual transfer's payer is told: where to send the money. */
+      manualTransferInstructions: yield* Config.string("BUNDLES_MANUAL_TRANSFER_INSTRUCTIONS").pipe(
+        Config.withDefault(
+          "Send the amount to the operator's account and quote the payment number as the reference; " +
+            "the wallet is credited when the operator confirms it."
+        )
+      ),
       /** The longest a catalogue read is reused: bounds how late a catalogue import shows. */
       catalogCacheTtl: yield* seconds("BUNDLES_CATALOG_CACHE_SECONDS", 5),
       /** How often the background workers look for due work (pending orders, webhook deliveries). */

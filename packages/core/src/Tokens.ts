@@ -24,6 +24,9 @@ export const randomString = (alphabet: string, length: number): string => {
 /** `ORD-` and 12 characters of `0-9A-Z` (about 62 random bits). */
 export const orderNumber = (): string => `ORD-${randomString(UPPER_ALPHANUMERIC, 12)}`
 
+/** `PAY-` and 12 characters of `0-9A-Z`. */
+export const paymentNumber = (): string => `PAY-${randomString(UPPER_ALPHANUMERIC, 12)}`
+
 /** The recognisable start of every API key. */
 export const API_KEY_PREFIX = "dbk_"
 

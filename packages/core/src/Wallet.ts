@@ -26,6 +26,8 @@ export interface Movement {
   readonly amount: bigint
   readonly reason: Ledger.LedgerReason
   readonly orderId?: string | undefined
+  /** The payment a funding movement credits (at most one credit per payment). */
+  readonly paymentId?: string | undefined
   readonly note?: string | null | undefined
 }
 
@@ -87,9 +89,9 @@ export class Wallet extends Effect.Service<Wallet>()("core/Wallet", {
           WHERE account_id = ${movement.accountId} AND kind = ${movement.wallet} AND balance + ${movement.amount} >= 0
           RETURNING account_id, kind, balance
         )
-        INSERT INTO ledger_entries (account_id, wallet, amount, balance_after, reason, order_id, note)
+        INSERT INTO ledger_entries (account_id, wallet, amount, balance_after, reason, order_id, payment_id, note)
         SELECT account_id, kind, ${movement.amount}, balance, ${movement.reason}, ${movement.orderId ?? null},
-          ${movement.note ?? null}
+          ${movement.paymentId ?? null}, ${movement.note ?? null}
         FROM moved
         RETURNING id, balance_after, created_at
       `).pipe(

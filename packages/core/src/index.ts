@@ -8,22 +8,36 @@ export * as Accounts from "./Accounts.js"
 export * as ApiKeys from "./ApiKeys.js"
 /** Networks, bundles, price groups, prices. */
 export * as Catalog from "./Catalog.js"
+/** The dashboard's read models and webhook settings. */
+export * as Dashboard from "./Dashboard.js"
 /** Shared SQL helpers. */
 export * as Database from "./Database.js"
 /** The fulfilment port and its simulator. */
 export * as Fulfillment from "./Fulfillment.js"
 /** Idempotency keys of admin requests that move money. */
 export * as Idempotency from "./Idempotency.js"
+/** Email to dashboard users: the outbox and the transport port. */
+export * as Mailer from "./Mailer.js"
 /** The database schema. */
 export * as Migrations from "./Migrations.js"
 /** Orders and their state machine. */
 export * as Orders from "./Orders.js"
+/** Password hashing (scrypt). */
+export * as Passwords from "./Passwords.js"
+/** The payment port and its simulator. */
+export * as PaymentProvider from "./PaymentProvider.js"
+/** Payments that fund a wallet. */
+export * as Payments from "./Payments.js"
 /** Rate limits. */
 export * as RateLimiter from "./RateLimiter.js"
+/** Dashboard sessions. */
+export * as Sessions from "./Sessions.js"
 /** Tunables. */
 export * as Settings from "./Settings.js"
 /** Random identifiers and secrets. */
 export * as Tokens from "./Tokens.js"
+/** Dashboard users: registration, verification, sign-in, passwords. */
+export * as Users from "./Users.js"
 /** Wallets and the ledger. */
 export * as Wallet from "./Wallet.js"
 /** Webhook outbox and delivery. */

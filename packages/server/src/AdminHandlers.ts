@@ -2,7 +2,7 @@
  * The admin API's handlers: each binds an endpoint of `AdminApi` to the domain.
  */
 import { AdminApi, Idempotency as IdempotencyContract } from "@databundle/contract"
-import { Accounts, ApiKeys, Catalog, Idempotency, Orders, Wallet } from "@databundle/core"
+import { Accounts, ApiKeys, Catalog, Idempotency, Mailer, Orders, Payments, Wallet } from "@databundle/core"
 import { HttpApiBuilder, HttpApp, HttpServerResponse } from "@effect/platform"
 import { Effect, Layer, type Schema } from "effect"
 import { ServerApi } from "./ServerApi.js"
@@ -122,6 +122,35 @@ export const UpstreamsLive = HttpApiBuilder.group(ServerApi, "upstreams", (handl
       )
   }))
 
+/** Payments of every account; the operator's decision on manual transfers. */
+export const PaymentsAdminLive = HttpApiBuilder.group(ServerApi, "paymentsAdmin", (handlers) =>
+  Effect.gen(function*() {
+    const payments = yield* Payments.Payments
+    return handlers
+      .handle("list", ({ urlParams }) => Effect.map(payments.adminList(urlParams), ok))
+      .handle("get", ({ path }) => Effect.map(payments.adminGet(path.payment_number), (payment) => ok({ payment })))
+      .handle("approve", ({ path }) =>
+        Effect.map(
+          payments.decide(path.payment_number, { approved: true, reason: null }),
+          (payment) => ok({ payment })
+        ))
+      .handle("decline", ({ path, payload }) =>
+        Effect.map(
+          payments.decide(path.payment_number, {
+            approved: false,
+            reason: `Declined by the operator: ${payload.reason}`
+          }),
+          (payment) => ok({ payment })
+        ))
+  }))
+
+/** The email outbox. */
+export const MailAdminLive = HttpApiBuilder.group(ServerApi, "mailAdmin", (handlers) =>
+  Effect.gen(function*() {
+    const mailer = yield* Mailer.Mailer
+    return handlers.handle("list", ({ urlParams }) => Effect.map(mailer.list(urlParams), ok))
+  }))
+
 /** Every handler of the admin API. */
 export const layer = Layer.mergeAll(
   AccountsLive,
@@ -129,5 +158,7 @@ export const layer = Layer.mergeAll(
   WalletsLive,
   CatalogFileLive,
   OrdersAdminLive,
-  UpstreamsLive
+  UpstreamsLive,
+  PaymentsAdminLive,
+  MailAdminLive
 )

@@ -4,14 +4,16 @@
  * counted the failures); these read its finding from the fiber, and refuse when it found
  * nothing, so a request that did not pass the gateway is never let in.
  */
-import { AdminApi, ApiError, ApiKey } from "@databundle/contract"
+import { AdminApi, ApiError, ApiKey, Session } from "@databundle/contract"
 import { Effect, FiberRef, Layer, Redacted } from "effect"
 import * as RequestContext from "./RequestContext.js"
 
 /** The 401 of a request without the credentials an area needs (`given`: some were sent, but wrong). */
-export const refusal = (credentials: "apiKey" | "bearer", given: boolean) =>
+export const refusal = (credentials: "apiKey" | "bearer" | "session", given: boolean) =>
   new ApiError.Unauthorized({
-    message: credentials === "bearer"
+    message: credentials === "session"
+      ? given ? "Your session has ended; sign in again" : "Sign in first"
+      : credentials === "bearer"
       ? "Missing or invalid admin token"
       : given
       ? "Invalid API key"
@@ -35,4 +37,14 @@ export const AdminAuthLive = Layer.succeed(AdminApi.AdminAuth, {
       FiberRef.get(RequestContext.caller),
       (caller) => caller._tag === "Operator" ? Effect.void : Effect.fail(refusal("bearer", true))
     )
+})
+
+/** The dashboard's session cookie, as the gateway found it among the live sessions. */
+export const DashboardAuthLive = Layer.succeed(Session.DashboardAuth, {
+  session: (token) =>
+    Effect.flatMap(FiberRef.get(RequestContext.caller), (caller) => {
+      if (caller._tag !== "Holder") return Effect.fail(refusal("session", Redacted.value(token).length > 0))
+      const { accountId, priceGroupId, sessionId, userId } = caller.session
+      return Effect.succeed({ accountId, priceGroupId, sessionId, userId })
+    })
 })

@@ -16,8 +16,8 @@
  * Every failure leaves as one of the API's envelope errors, defects included (a 500 that
  * names only the request id).
  */
-import { ApiError, ApiKey, JsonBody } from "@databundle/contract"
-import { ApiKeys, RateLimiter, Settings, Tokens } from "@databundle/core"
+import { ApiError, ApiKey, JsonBody, Session } from "@databundle/contract"
+import { ApiKeys, RateLimiter, Sessions, Settings, Tokens } from "@databundle/core"
 import {
   HttpApi,
   HttpApiError,
@@ -27,6 +27,7 @@ import {
   HttpServerResponse
 } from "@effect/platform"
 import { Cause, Effect, Either, FiberRef, Option, Redacted, Schema } from "effect"
+import { timingSafeEqual } from "node:crypto"
 import * as AdminToken from "./AdminToken.js"
 import * as Auth from "./Auth.js"
 import * as ClientAddress from "./ClientAddress.js"
@@ -71,10 +72,30 @@ const apiErrorTest = (api: HttpApi.HttpApi.Any) => {
 /** Headers the gateway adds to a request's response, whatever the answer: one pre-response handler sets them all. */
 type ResponseHeaders = Record<string, string>
 
+/** True when two texts are equal, in a time that does not depend on where they differ. */
+const sameText = (a: string, b: string) => {
+  const x = Buffer.from(a)
+  const y = Buffer.from(b)
+  return x.length === y.length && timingSafeEqual(x, y)
+}
+
+/** Methods that change nothing, so need no CSRF token. */
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"])
+
+/** The headers of every dashboard API response: no framing, no sniffing, no referrer, nothing cached. */
+const DASHBOARD_HEADERS: ResponseHeaders = {
+  "content-security-policy": "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+  "x-frame-options": "DENY",
+  "x-content-type-options": "nosniff",
+  "referrer-policy": "no-referrer",
+  "cache-control": "no-store"
+}
+
 /** The gateway as an `HttpApiBuilder.middleware` function, for `api` described by `routes`. */
 export const make = (api: HttpApi.HttpApi.Any, routes: Routes.Routes) =>
   Effect.gen(function*() {
     const apiKeys = yield* ApiKeys.ApiKeys
+    const sessions = yield* Sessions.Sessions
     const limiter = yield* RateLimiter.RateLimiter
     const settings = yield* Settings.Settings
     const adminToken = Redacted.value(yield* AdminToken.resolve)
@@ -114,9 +135,16 @@ export const make = (api: HttpApi.HttpApi.Any, routes: Routes.Routes) =>
       Effect.gen(function*() {
         const given = area.credentials === "apiKey"
           ? request.headers[ApiKey.API_KEY_HEADER]
+          : area.credentials === "session"
+          ? request.cookies[Session.SESSION_COOKIE]
           : request.headers.authorization
         if (given === undefined || given.length === 0) return { _tag: "Anonymous" } as const
-        if (area.credentials === "apiKey") {
+        if (area.credentials === "session") {
+          const session = yield* sessions.authenticate(given)
+          if (Option.isSome(session)) {
+            return { _tag: "Holder", session: session.value, csrf: Sessions.csrfToken(given) } as const
+          }
+        } else if (area.credentials === "apiKey") {
           const principal = yield* apiKeys.authenticate(Redacted.make(given))
           if (Option.isSome(principal)) return { _tag: "Reseller", principal: principal.value } as const
         } else if (BEARER.test(given) && AdminToken.secretsEqual(given.slice("Bearer ".length), adminToken)) {
@@ -140,8 +168,16 @@ export const make = (api: HttpApi.HttpApi.Any, routes: Routes.Routes) =>
     ) =>
       Effect.gen(function*() {
         if (policy.rateLimitScopes.length === 0) return
-        const limits = caller._tag === "Reseller" ? caller.principal.limits : {}
-        const subject = caller._tag === "Reseller" ? `account:${caller.principal.accountId}` : `address:${address}`
+        const limits = caller._tag === "Reseller"
+          ? caller.principal.limits
+          : caller._tag === "Holder"
+          ? caller.session.limits
+          : {}
+        const subject = caller._tag === "Reseller"
+          ? `account:${caller.principal.accountId}`
+          : caller._tag === "Holder"
+          ? `account:${caller.session.accountId}`
+          : `address:${address}`
         const quotas = policy.rateLimitScopes.map((scope) => ({
           scope,
           limit: scope === "dashboard" || scope === "access"
@@ -227,11 +263,13 @@ export const make = (api: HttpApi.HttpApi.Any, routes: Routes.Routes) =>
         const notFound = () => new ApiError.NotFound({ message: `No route for ${request.method} ${target.path}` })
         const { area } = decision
         if (area === undefined) return yield* notFound()
+        if (area.credentials === "session") Object.assign(headers, DASHBOARD_HEADERS)
         const address = ClientAddress.of(request, trusted)
+        const info = yield* FiberRef.get(RequestContext.current)
+        info.address = address
         const caller = yield* identify(request, area, address, headers)
-        if (caller._tag === "Reseller") {
-          ;(yield* FiberRef.get(RequestContext.current)).accountId = caller.principal.accountId
-        }
+        if (caller._tag === "Reseller") info.accountId = caller.principal.accountId
+        if (caller._tag === "Holder") info.accountId = caller.session.accountId
         const policy = decision._tag === "Endpoint" ? decision.endpoint.policy : area.policy
         yield* admit(policy, caller, address, headers)
         if (decision._tag === "MethodNotAllowed") {
@@ -247,6 +285,15 @@ export const make = (api: HttpApi.HttpApi.Any, routes: Routes.Routes) =>
           : { text: "", json: null, invalid: Option.none() }
         if (endpoint.authenticated && (caller._tag === "Anonymous" || caller._tag === "Refused")) {
           return yield* Auth.refusal(area.credentials, caller._tag === "Refused")
+        }
+        // A signed-in dashboard request that changes anything proves it came from the dashboard's page.
+        if (caller._tag === "Holder" && endpoint.authenticated && !SAFE_METHODS.has(request.method)) {
+          const sent = request.headers[Session.CSRF_HEADER]
+          if (sent === undefined || !sameText(sent, caller.csrf)) {
+            return yield* new ApiError.Forbidden({
+              message: `Missing or wrong ${Session.CSRF_HEADER} header: reload the page and try again`
+            })
+          }
         }
         if (Option.isSome(body.invalid)) return yield* body.invalid.value
         if (endpoint.policy.carriesSecret) headers["cache-control"] = "no-store"

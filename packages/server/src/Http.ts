@@ -3,23 +3,30 @@
  * the domain services and the background workers, ready to serve on Node or to mount as
  * a web-standard handler.
  */
-import { AdminApi, EndpointPolicy, ResellerApi } from "@databundle/contract"
+import { AdminApi, DashboardApi, EndpointPolicy, ResellerApi } from "@databundle/contract"
 import {
   Accounts,
   ApiKeys,
   Catalog,
+  Dashboard,
   Fulfillment,
   Idempotency,
+  Mailer,
   Orders,
+  PaymentProvider,
+  Payments,
   RateLimiter,
+  Sessions,
   Settings,
+  Users,
   Wallet,
   Webhooks
 } from "@databundle/core"
 import { HttpApiBuilder, HttpServerResponse, OpenApi } from "@effect/platform"
 import { Effect, Layer } from "effect"
 import * as AdminHandlers from "./AdminHandlers.js"
-import { AdminAuthLive, ApiKeyAuthLive } from "./Auth.js"
+import { AdminAuthLive, ApiKeyAuthLive, DashboardAuthLive } from "./Auth.js"
+import * as DashboardHandlers from "./DashboardHandlers.js"
 import * as Gateway from "./Gateway.js"
 import * as RequestLog from "./RequestLog.js"
 import * as ResellerHandlers from "./ResellerHandlers.js"
@@ -49,18 +56,30 @@ export const DomainLive = Layer.mergeAll(
   Idempotency.Idempotency.Default,
   Settings.Settings.Default,
   Webhooks.Webhooks.Default,
-  // One process counts in memory; several on one database share the counts there.
-  Layer.unwrapEffect(Effect.map(
+  Sessions.Sessions.Default,
+  Users.Users.Default,
+  Payments.Payments.Default,
+  Dashboard.Dashboard.Default,
+  Mailer.Mailer.Default
+).pipe(
+  // One process counts in memory; several on one database share the counts there. One store
+  // serves the gateway and sign-in throttling alike.
+  Layer.provideMerge(Layer.unwrapEffect(Effect.map(
     ServerConfig.rateLimitStore,
     (store) => store === "database" ? RateLimiter.layerSql : RateLimiter.layerMemory
-  ))
-).pipe(Layer.provideMerge(FulfillmentLive))
+  ))),
+  Layer.provideMerge(FulfillmentLive),
+  Layer.provide(PaymentProvider.PaymentProvider.Simulator),
+  Layer.provide(Mailer.MailTransport.Outbox)
+)
 
 /** The database-driven workers: pending orders and webhook deliveries (on their own transport). */
 export const WorkersLive = Layer.scopedDiscard(Effect.gen(function*() {
   const orders = yield* Orders.Orders
   const delivery = yield* Webhooks.WebhookDelivery
+  const payments = yield* Payments.Payments
   yield* Effect.forkScoped(orders.runFulfilment)
+  yield* Effect.forkScoped(payments.runCollection)
   yield* Effect.forkScoped(delivery.run)
   yield* Effect.forkScoped(Upstream.balanceWatch)
 })).pipe(Layer.provide(Webhooks.WebhookDelivery.Default), Layer.provide(WebhookTransport.layer))
@@ -92,6 +111,11 @@ export const routes = Routes.make(
       prefix: AdminApi.ADMIN_PREFIX,
       credentials: "bearer",
       policy: EndpointPolicy.fromAnnotations(AdminApi.AdminApi.annotations)
+    },
+    {
+      prefix: DashboardApi.DASHBOARD_PREFIX,
+      credentials: "session",
+      policy: EndpointPolicy.fromAnnotations(DashboardApi.DashboardApi.annotations)
     }
   ],
   [
@@ -104,7 +128,8 @@ export const routes = Routes.make(
 export const ApiLive = Layer.mergeAll(
   HttpApiBuilder.api(ServerApi).pipe(
     Layer.provide(ResellerHandlers.layer.pipe(Layer.provide(ApiKeyAuthLive))),
-    Layer.provide(AdminHandlers.layer.pipe(Layer.provide(AdminAuthLive)))
+    Layer.provide(AdminHandlers.layer.pipe(Layer.provide(AdminAuthLive))),
+    Layer.provide(DashboardHandlers.layer.pipe(Layer.provide(DashboardAuthLive)))
   ),
   HttpApiBuilder.middleware(ServerApi, Gateway.make(ServerApi, routes)),
   openApiDocuments

@@ -2,7 +2,7 @@
  * What the server learns about a request while handling it, for its log line and its 500s,
  * and who the gateway found the request to come from.
  */
-import type { ApiKeys } from "@databundle/core"
+import type { ApiKeys, Sessions } from "@databundle/core"
 import { FiberRef } from "effect"
 import { randomBytes } from "node:crypto"
 
@@ -10,6 +10,8 @@ import { randomBytes } from "node:crypto"
 export interface RequestInfo {
   readonly id: string
   accountId: number | undefined
+  /** The client address the gateway decided on (per-address limits, sign-in throttling). */
+  address?: string | undefined
 }
 
 /** The current request's info; the request pipeline sets a fresh one per request. */
@@ -24,6 +26,8 @@ export type Caller =
   | { readonly _tag: "Refused" }
   | { readonly _tag: "Reseller"; readonly principal: ApiKeys.Principal }
   | { readonly _tag: "Operator" }
+  /** A dashboard user, by the session cookie; `csrf` is the token its state-changing requests must send. */
+  | { readonly _tag: "Holder"; readonly session: Sessions.SessionPrincipal; readonly csrf: string }
 
 /**
  * The caller of the current request. The gateway sets it around the router; where it did

@@ -17,7 +17,7 @@ import { Option } from "effect"
 export interface Area {
   readonly prefix: string
   /** Which credentials authenticate requests here. */
-  readonly credentials: "apiKey" | "bearer"
+  readonly credentials: "apiKey" | "bearer" | "session"
   /** The policy of a request under the prefix that names no endpoint (404, 405). */
   readonly policy: EndpointPolicy.Policy
 }

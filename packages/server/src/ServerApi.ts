@@ -1,11 +1,12 @@
 /**
- * The API the server serves: the public API and the admin API side by side.
+ * The API the server serves: the public API, the admin API and the dashboard API side by side.
  */
-import { AdminApi, ResellerApi } from "@databundle/contract"
+import { AdminApi, DashboardApi, ResellerApi } from "@databundle/contract"
 import { HttpApi } from "@effect/platform"
 
-/** Both APIs in one, so one router, one middleware chain and one error encoder serve them. */
+/** The three APIs in one, so one router, one middleware chain and one error encoder serve them. */
 export class ServerApi extends HttpApi.make("bundles")
   .addHttpApi(ResellerApi.ResellerApi)
   .addHttpApi(AdminApi.AdminApi)
+  .addHttpApi(DashboardApi.DashboardApi)
 {}

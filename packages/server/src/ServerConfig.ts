@@ -1,7 +1,7 @@
 /**
  * The server's configuration, read from the environment in this one place.
  */
-import { Config, Option, type Redacted } from "effect"
+import { Config, Effect, Option, type Redacted } from "effect"
 import * as path from "node:path"
 import * as ClientAddress from "./ClientAddress.js"
 
@@ -49,3 +49,29 @@ export const rateLimitStore = Config.literal("auto", "memory", "database")("BUND
  * (`BUNDLES_WEBHOOK_ALLOW_PRIVATE`); off unless set, on by default under `serve --demo`.
  */
 export const webhookAllowPrivate = Config.boolean("BUNDLES_WEBHOOK_ALLOW_PRIVATE").pipe(Config.withDefault(false))
+
+/** The dashboard's public address (`BUNDLES_PUBLIC_URL`), for email links; else the listening address. */
+export const publicUrl = Config.option(Config.string("BUNDLES_PUBLIC_URL")).pipe(
+  Config.map(Option.filter((url) => url.trim().length > 0)),
+  Config.map(Option.map((url) => url.trim().replace(/\/+$/, "")))
+)
+
+/** `BUNDLES_SECURE_COOKIES`: forces the session cookie's `Secure` flag on or off. */
+export const secureCookies = Config.option(Config.boolean("BUNDLES_SECURE_COOKIES"))
+
+const LOOPBACK = /^(?:localhost|127(?:\.\d{1,3}){3}|\[?::1\]?)$/
+
+/**
+ * Where dashboard links point and whether its cookie is `Secure`: the public URL when set,
+ * else the listening address; `Secure` unless that is plain HTTP on loopback (development).
+ */
+export const dashboard = Effect.gen(function*() {
+  const serve = yield* serveConfig
+  const tls = Option.isSome(serve.tlsCert) && Option.isSome(serve.tlsKey)
+  const host = serve.host.includes(":") ? `[${serve.host}]` : serve.host
+  const url = Option.getOrElse(yield* publicUrl, () => `${tls ? "https" : "http"}://${host}:${serve.port}`)
+  const parsed = URL.canParse(url) ? new URL(url) : undefined
+  const plainLoopback = parsed !== undefined && parsed.protocol === "http:" && LOOPBACK.test(parsed.hostname)
+  const secure = Option.getOrElse(yield* secureCookies, () => !plainLoopback)
+  return { publicUrl: url, secureCookies: secure }
+})

@@ -1,0 +1,36 @@
+/**
+ * Email the server sends to dashboard users (verification and password reset links). Every
+ * message is written to the outbox table, where the operator reads it
+ * (`GET /admin/v1/emails`, `bundles-server admin emails`), and handed to the configured
+ * transport. A link's secret travels in its fragment (`#token=...`), which browsers never send
+ * to a server, so no request log ever holds it.
+ */
+import { Schema } from "effect"
+import { integerParam } from "./Identifier.js"
+
+/** Why an email was sent. */
+export const MailKind = Schema.Literal("verify_email", "reset_password", "already_registered")
+
+/** The type of `MailKind`. */
+export type MailKind = typeof MailKind.Type
+
+/** An email as the outbox holds it. */
+export const OutboxMail = Schema.Struct({
+  id: Schema.Int,
+  to: Schema.String,
+  kind: MailKind,
+  subject: Schema.String,
+  body: Schema.String,
+  link: Schema.NullOr(Schema.String).annotations({ description: "The link the email carries, if any" }),
+  created_at: Schema.Date
+}).annotations({ identifier: "OutboxMail" })
+
+/** The type of `OutboxMail`. */
+export type OutboxMail = typeof OutboxMail.Type
+
+/** Query parameters of GET /admin/v1/emails. */
+export const ListMailParams = Schema.Struct({
+  page: Schema.optional(integerParam(1, 1_000_000)),
+  per_page: Schema.optional(integerParam(1, 100)),
+  to: Schema.optional(Schema.String.pipe(Schema.maxLength(254)))
+}).annotations({ parseOptions: { errors: "all" } })

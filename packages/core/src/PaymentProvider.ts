@@ -1,0 +1,67 @@
+/**
+ * The payment port: how a mobile money payment is collected from the payer's wallet, and the
+ * built-in simulator that stands in for a real gateway (MTN MoMo, Telecel Cash, AirtelTigo
+ * Money behind one aggregator).
+ *
+ * `collect` must be idempotent by payment number: it starts a collection it has not seen and
+ * reports the state of one it has. It is called once right after the payment is created and
+ * again, from the database-driven worker, while the payment is pending (also after a crash,
+ * possibly from another server process).
+ */
+import type { Payment } from "@databundle/contract"
+import { Clock, Context, Data, Duration, Effect, Layer } from "effect"
+import { Settings } from "./Settings.js"
+
+/** What a provider needs to collect a payment. */
+export interface CollectionRequest {
+  readonly paymentNumber: string
+  readonly method: Payment.PaymentMethod
+  readonly amount: bigint
+  readonly payerNumber: string
+  readonly createdAt: Date
+}
+
+/** What a provider says about a payment. */
+export type CollectionOutcome = Data.TaggedEnum<{
+  /** The payer approved and the money arrived: the wallet is credited. */
+  Approved: { readonly providerReference: string }
+  /** The payer declined, or the wallet could not pay. */
+  Declined: { readonly reason: string }
+  /** Waiting for the payer: ask again after `checkAfter`. */
+  Pending: { readonly checkAfter: Duration.Duration }
+}>
+
+/** Constructors of `CollectionOutcome`. */
+export const CollectionOutcome = Data.taggedEnum<CollectionOutcome>()
+
+/** The payment port; swap its Layer to plug in a real gateway. */
+export class PaymentProvider extends Context.Tag("core/PaymentProvider")<PaymentProvider, {
+  readonly collect: (request: CollectionRequest) => Effect.Effect<CollectionOutcome>
+}>() {
+  /**
+   * The built-in simulator: approves at once, except that a payer number ending in `0000` is
+   * declined and one ending in `9999` stays pending for `BUNDLES_SIMULATOR_PENDING_SECONDS`
+   * after the payment was made, then is approved. It decides from the payment alone, so any
+   * process, before or after a restart, gives the same answer.
+   */
+  static readonly Simulator = Layer.effect(
+    PaymentProvider,
+    Effect.gen(function*() {
+      const settings = yield* Settings
+      return {
+        collect: (request) =>
+          Effect.gen(function*() {
+            if (request.payerNumber.endsWith("0000")) {
+              return CollectionOutcome.Declined({ reason: "Declined by the payer (simulated: number ends in 0000)" })
+            }
+            if (request.payerNumber.endsWith("9999")) {
+              const due = request.createdAt.getTime() + Duration.toMillis(settings.simulatorPending)
+              const now = yield* Clock.currentTimeMillis
+              if (now < due) return CollectionOutcome.Pending({ checkAfter: Duration.millis(due - now) })
+            }
+            return CollectionOutcome.Approved({ providerReference: `SIM-${request.paymentNumber}` })
+          })
+      }
+    })
+  ).pipe(Layer.provide(Settings.Default))
+}

@@ -1,0 +1,376 @@
+/**
+ * Payments that fund a main wallet: mobile money through the payment port, or a manual
+ * transfer that the operator approves or declines.
+ *
+ * Exactly once, whatever retries or callbacks arrive:
+ * - creating: `(account, Idempotency-Key)` is unique; a repeat waits on the index for the
+ *   first to commit and returns its payment (another body with the same key is a 422);
+ * - settling: `UPDATE payments ... WHERE status = 'pending'` and the wallet credit run in one
+ *   transaction, so whoever settles first (the request, the worker in any process, the
+ *   operator) wins and the rest match no row; a unique index on the ledger's `payment_id` is
+ *   the second guard. The credit's ledger entry names the payment.
+ */
+import { type Account, ApiError, Payment } from "@databundle/contract"
+import { SqlClient } from "@effect/sql"
+import { Cause, Clock, Duration, Effect, Option, Schedule, Schema } from "effect"
+import { int8, isUniqueViolation, orDie } from "./Database.js"
+import * as Page from "./Page.js"
+import { type CollectionOutcome, PaymentProvider } from "./PaymentProvider.js"
+import { Settings } from "./Settings.js"
+import * as Tokens from "./Tokens.js"
+import { Wallet } from "./Wallet.js"
+
+/** How people call each method. */
+export const METHOD_LABELS: Record<Payment.PaymentMethod, string> = {
+  mtn_momo: "MTN MoMo",
+  telecel_cash: "Telecel Cash",
+  airteltigo_money: "AirtelTigo Money",
+  manual_transfer: "Manual transfer"
+}
+
+/** A mobile money payment the payer has not approved after this long fails as expired. */
+const EXPIRE_AFTER = Duration.minutes(30)
+/** How long one provider call may take before the payment is left pending for the worker. */
+const PROVIDER_TIMEOUT = Duration.seconds(20)
+/** When the worker first checks a payment whose collection was never recorded (a crash). */
+const RECOVERY_DELAY_SECONDS = 30
+/** How far ahead a claim moves a payment's next check, so no other process takes it meanwhile. */
+const CLAIM_LEASE_SECONDS = 60
+
+interface PaymentRow {
+  readonly id: string
+  readonly payment_number: string
+  readonly account_id: number
+  readonly method: Payment.PaymentMethod
+  readonly amount: string
+  readonly status: Payment.PaymentStatus
+  readonly payer_number: string | null
+  readonly note: string | null
+  readonly failure_reason: string | null
+  readonly fingerprint: string
+  readonly created_at: Date
+  readonly settled_at: Date | null
+}
+
+const COLUMNS = "p.id, p.payment_number, p.account_id, p.method, p.amount, p.status, p.payer_number, p.note, " +
+  "p.failure_reason, p.fingerprint, p.created_at, p.settled_at"
+
+const isPaymentNumber = Schema.is(Payment.PaymentNumber)
+
+const isMobileMoney = (method: Payment.PaymentMethod) => Payment.MOBILE_MONEY_METHODS.includes(method)
+
+/** Converts a list filter bound to an instant: a whole day starts at midnight UTC and `to` includes it. */
+const boundInstant = (bound: string, edge: "from" | "to"): Date => {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(bound)) return new Date(bound)
+  const start = new Date(`${bound}T00:00:00Z`)
+  return edge === "from" ? start : new Date(start.getTime() + 86_400_000)
+}
+
+/** Creating, settling and listing payments. */
+export class Payments extends Effect.Service<Payments>()("core/Payments", {
+  dependencies: [Wallet.Default, Settings.Default],
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const wallet = yield* Wallet
+    const settings = yield* Settings
+    const provider = yield* PaymentProvider
+
+    const instructions = (row: { method: Payment.PaymentMethod; status: Payment.PaymentStatus }) =>
+      row.status !== "pending"
+        ? null
+        : row.method === "manual_transfer"
+        ? settings.manualTransferInstructions
+        : "Approve the payment prompt on the payer's phone (dial the wallet's menu if no prompt appears)."
+
+    const toPayment = (row: PaymentRow): Payment.Payment => ({
+      payment_number: row.payment_number as Payment.PaymentNumber,
+      method: row.method,
+      amount: int8(row.amount),
+      status: row.status,
+      payer_number: row.payer_number,
+      note: row.note,
+      failure_reason: row.failure_reason,
+      instructions: instructions(row),
+      created_at: row.created_at,
+      settled_at: row.settled_at
+    })
+
+    const toAdmin = (row: PaymentRow): Payment.AdminPayment => ({
+      ...toPayment(row),
+      account_id: row.account_id as Account.AccountId
+    })
+
+    /** The methods the funding page offers. */
+    const methods: ReadonlyArray<Payment.PaymentMethodInfo> = Payment.PAYMENT_METHODS.map((method) => ({
+      method,
+      label: METHOD_LABELS[method],
+      needs_payer_number: isMobileMoney(method),
+      min_amount: Payment.MIN_PAYMENT_PESEWAS,
+      max_amount: Payment.MAX_PAYMENT_PESEWAS,
+      instructions: method === "manual_transfer" ? settings.manualTransferInstructions : null
+    }))
+
+    /**
+     * Settles a pending payment; success credits the main wallet in the same transaction,
+     * with a ledger entry that names the payment. `None` when it was no longer pending.
+     */
+    const settle = (paymentId: string, outcome: { readonly approved: boolean; readonly reason: string | null }) =>
+      sql.withTransaction(Effect.gen(function*() {
+        const [row] = yield* sql<PaymentRow & { has_webhook: boolean }>`
+          UPDATE payments p SET status = ${outcome.approved ? "successful" : "failed"}, settled_at = now(),
+            next_check_at = NULL, failure_reason = ${outcome.approved ? null : outcome.reason}
+          FROM accounts a
+          WHERE p.id = ${paymentId} AND p.status = 'pending' AND a.id = p.account_id
+          RETURNING ${sql.literal(COLUMNS)}, a.webhook_url IS NOT NULL AS has_webhook
+        `
+        if (row === undefined) return Option.none<PaymentRow>()
+        if (outcome.approved) {
+          const from = row.payer_number === null ? "" : ` from ${row.payer_number}`
+          const movement = {
+            accountId: row.account_id,
+            wallet: "main" as const,
+            amount: int8(row.amount),
+            reason: "funding" as const,
+            paymentId: row.id,
+            note: `${METHOD_LABELS[row.method]} payment ${row.payment_number}${from}`
+          }
+          const moved = Option.getOrThrowWith(yield* wallet.move(movement), () => new Error("credit found no wallet"))
+          if (row.has_webhook) yield* wallet.announce(movement, moved)
+        }
+        return Option.some(row)
+      })).pipe(orDie)
+
+    /** Asks the provider about a mobile money payment and records the answer. */
+    const collect = (row: PaymentRow) =>
+      Effect.gen(function*() {
+        const outcome: CollectionOutcome = yield* provider.collect({
+          paymentNumber: row.payment_number,
+          method: row.method,
+          amount: int8(row.amount),
+          payerNumber: row.payer_number ?? "",
+          createdAt: row.created_at
+        }).pipe(
+          Effect.timeoutFail({ duration: PROVIDER_TIMEOUT, onTimeout: () => new Error("payment provider timed out") }),
+          Effect.catchAllCause((cause) =>
+            Effect.logWarning("payment provider failed; the payment stays pending", Cause.pretty(cause)).pipe(
+              Effect.as<CollectionOutcome>({
+                _tag: "Pending",
+                checkAfter: Duration.seconds(RECOVERY_DELAY_SECONDS)
+              })
+            )
+          )
+        )
+        switch (outcome._tag) {
+          case "Approved":
+            return yield* settle(row.id, { approved: true, reason: null })
+          case "Declined":
+            return yield* settle(row.id, { approved: false, reason: outcome.reason })
+          case "Pending": {
+            const age = (yield* Clock.currentTimeMillis) - row.created_at.getTime()
+            if (age > Duration.toMillis(EXPIRE_AFTER)) {
+              return yield* settle(row.id, { approved: false, reason: "Expired: the payer did not approve in time" })
+            }
+            yield* orDie(sql`
+              UPDATE payments SET next_check_at = now() + make_interval(secs => ${
+              Duration.toSeconds(outcome.checkAfter)
+            })
+              WHERE id = ${row.id} AND status = 'pending'
+            `)
+            return Option.none<PaymentRow>()
+          }
+        }
+      })
+
+    const findByKey = (accountId: number, key: string) =>
+      orDie(sql<PaymentRow>`
+        SELECT ${sql.literal(COLUMNS)} FROM payments p WHERE p.account_id = ${accountId} AND p.idempotency_key = ${key}
+      `).pipe(Effect.map((rows) => rows[0]))
+
+    const byId = (id: string) =>
+      orDie(sql<PaymentRow>`SELECT ${sql.literal(COLUMNS)} FROM payments p WHERE p.id = ${id}`).pipe(
+        Effect.map((rows) => rows[0]!)
+      )
+
+    /**
+     * Starts a payment under the caller's idempotency key: the same key returns the same
+     * payment (`replayed`), and with another body is a 422. Mobile money is then collected
+     * through the provider; a manual transfer waits for the operator.
+     */
+    const create = Effect.fn("Payments.create")(function*(
+      accountId: number,
+      key: string,
+      input: Payment.CreatePaymentPayload
+    ) {
+      const mobile = isMobileMoney(input.method)
+      if (mobile && input.payer_number === undefined) {
+        return yield* ApiError.ValidationError.field("payer_number", "is required for mobile money")
+      }
+      const payer = mobile ? input.payer_number! : null
+      const note = input.note ?? null
+      const fingerprint = JSON.stringify([input.method, String(input.amount), payer, note])
+      const inserted = yield* orDie(
+        sql<PaymentRow>`
+          INSERT INTO payments AS p (payment_number, account_id, idempotency_key, fingerprint, method, amount,
+            payer_number, note, next_check_at)
+          VALUES (${Tokens.paymentNumber()}, ${accountId}, ${key}, ${fingerprint}, ${input.method}, ${input.amount},
+            ${payer}, ${note}, ${mobile ? sql`now() + make_interval(secs => ${RECOVERY_DELAY_SECONDS})` : null})
+          ON CONFLICT (account_id, idempotency_key) DO NOTHING
+          RETURNING ${sql.literal(COLUMNS)}
+        `.pipe(Effect.retry({ times: 3, while: (error) => isUniqueViolation(error) }))
+      )
+      const row = inserted[0]
+      if (row === undefined) {
+        // The insert waited for the first request with this key to commit; it is visible now.
+        const existing = (yield* findByKey(accountId, key))!
+        if (existing.fingerprint !== fingerprint) {
+          return yield* ApiError.ValidationError.field(
+            "idempotency-key",
+            `was already used for payment ${existing.payment_number} with another method, amount, number or note`
+          )
+        }
+        return { payment: toPayment(existing), replayed: true }
+      }
+      if (!mobile) return { payment: toPayment(row), replayed: false }
+      // The payment is committed: record the provider's answer even if the caller goes away.
+      yield* Effect.uninterruptible(collect(row))
+      return { payment: toPayment(yield* byId(row.id)), replayed: false }
+    })
+
+    const notFound = (paymentNumber: string) =>
+      new Payment.PaymentNotFound({ message: `Payment ${paymentNumber} not found` })
+
+    /** One payment of an account; another account's is not found, like an unknown one. */
+    const get = Effect.fn("Payments.get")(function*(accountId: number, paymentNumber: string) {
+      const [row] = !isPaymentNumber(paymentNumber) ? [] : yield* orDie(sql<PaymentRow>`
+        SELECT ${sql.literal(COLUMNS)} FROM payments p
+        WHERE p.payment_number = ${paymentNumber} AND p.account_id = ${accountId}
+      `)
+      if (row === undefined) return yield* notFound(paymentNumber)
+      return toPayment(row)
+    })
+
+    const listWhere = (query: Payment.ListPaymentsParams & { readonly account_id?: number | undefined }) => {
+      const conditions = [sql`true`]
+      if (query.account_id !== undefined) conditions.push(sql`p.account_id = ${query.account_id}`)
+      if (query.status !== undefined) conditions.push(sql`p.status = ${query.status}`)
+      if (query.method !== undefined) conditions.push(sql`p.method = ${query.method}`)
+      if (query.from !== undefined) conditions.push(sql`p.created_at >= ${boundInstant(query.from, "from")}`)
+      if (query.to !== undefined) {
+        conditions.push(
+          /^\d{4}-\d{2}-\d{2}$/.test(query.to)
+            ? sql`p.created_at < ${boundInstant(query.to, "to")}`
+            : sql`p.created_at <= ${boundInstant(query.to, "to")}`
+        )
+      }
+      return Effect.gen(function*() {
+        const where = sql.and(conditions)
+        const page = Page.resolve(query, 20)
+        const [count] = yield* sql<{ total: string }>`SELECT count(*) AS total FROM payments p WHERE ${where}`
+        const rows = yield* sql<PaymentRow>`
+          SELECT ${sql.literal(COLUMNS)} FROM payments p WHERE ${where}
+          ORDER BY p.created_at DESC, p.id DESC LIMIT ${page.perPage} OFFSET ${page.offset}
+        `
+        return { rows, pagination: Page.pagination(page, Number(count!.total)) }
+      }).pipe(orDie)
+    }
+
+    /** One page of an account's payments, newest first. */
+    const list = Effect.fn("Payments.list")(function*(accountId: number, query: Payment.ListPaymentsParams) {
+      const result = yield* listWhere({ ...query, account_id: accountId })
+      return { payments: result.rows.map(toPayment), pagination: result.pagination }
+    })
+
+    /** Payments of every account (or one), for the operator. */
+    const adminList = Effect.fn("Payments.adminList")(function*(
+      query: Payment.ListPaymentsParams & { readonly account_id?: number | undefined }
+    ) {
+      const result = yield* listWhere(query)
+      return { payments: result.rows.map(toAdmin), pagination: result.pagination }
+    })
+
+    const adminFind = (paymentNumber: string) =>
+      Effect.gen(function*() {
+        const [row] = !isPaymentNumber(paymentNumber) ? [] : yield* orDie(sql<PaymentRow>`
+          SELECT ${sql.literal(COLUMNS)} FROM payments p WHERE p.payment_number = ${paymentNumber}
+        `)
+        if (row === undefined) return yield* notFound(paymentNumber)
+        return row
+      })
+
+    /** Any payment, for the operator. */
+    const adminGet = Effect.fn("Payments.adminGet")(function*(paymentNumber: string) {
+      return toAdmin(yield* adminFind(paymentNumber))
+    })
+
+    /**
+     * The operator's decision on a pending manual transfer. Approving credits the wallet
+     * once; a payment already settled, or one the provider settles, is a 409.
+     */
+    const decide = Effect.fn("Payments.decide")(function*(
+      paymentNumber: string,
+      decision: { readonly approved: boolean; readonly reason: string | null }
+    ) {
+      const row = yield* adminFind(paymentNumber)
+      if (row.method !== "manual_transfer") {
+        return yield* new ApiError.Conflict({
+          message: `Payment ${paymentNumber} is ${METHOD_LABELS[row.method]}: its provider settles it`
+        })
+      }
+      const settled = yield* settle(row.id, decision)
+      if (Option.isNone(settled)) {
+        const current = yield* adminFind(paymentNumber)
+        return yield* new ApiError.Conflict({ message: `Payment ${paymentNumber} is already ${current.status}` })
+      }
+      return toAdmin(yield* byId(row.id))
+    })
+
+    // As the order worker: a claim leases the row, SKIP LOCKED gives processes disjoint batches.
+    const claimDue = sql<PaymentRow>`
+      UPDATE payments p SET next_check_at = now() + make_interval(secs => ${CLAIM_LEASE_SECONDS})
+      WHERE p.id IN (
+        SELECT id FROM payments
+        WHERE status = 'pending' AND next_check_at <= now()
+        ORDER BY next_check_at
+        LIMIT 20
+        FOR UPDATE SKIP LOCKED
+      )
+      RETURNING ${sql.literal(COLUMNS)}
+    `
+
+    /** Checks every pending mobile money payment whose next check is due; returns how many. */
+    const processDue = Effect.gen(function*() {
+      let total = 0
+      while (true) {
+        const due = yield* claimDue
+        yield* Effect.forEach(due, collect, { concurrency: 5, discard: true })
+        total += due.length
+        if (due.length < 20) return total
+      }
+    }).pipe(orDie, Effect.withSpan("Payments.processDue"))
+
+    /** Runs forever: the database-driven collection worker. */
+    const runCollection = processDue.pipe(
+      Effect.catchAllCause((cause) => Effect.logWarning("payment worker failed", cause)),
+      Effect.repeat(Schedule.spaced(settings.pollInterval))
+    )
+
+    /** Counts for the home page. */
+    const pendingCount = (accountId: number) =>
+      orDie(sql<{ n: string }>`
+        SELECT count(*) AS n FROM payments WHERE account_id = ${accountId} AND status = 'pending'
+      `).pipe(Effect.map((rows) => Number(rows[0]!.n)))
+
+    return {
+      methods,
+      create,
+      get,
+      list,
+      adminList,
+      adminGet,
+      decide,
+      processDue,
+      runCollection,
+      pendingCount
+    }
+  })
+}) {}

@@ -1,0 +1,283 @@
+/**
+ * The dashboard API's handlers: each binds an endpoint of `DashboardApi` to the domain. The
+ * session and its CSRF token were checked by the gateway; the handlers act for the
+ * `CurrentSession` the middleware provides.
+ */
+import { ApiError, DashboardApi, Idempotency as IdempotencyContract, Session } from "@databundle/contract"
+import { Catalog, Dashboard, Orders, Payments, Sessions, Users } from "@databundle/core"
+import { HttpApiBuilder, HttpApp, HttpServerResponse } from "@effect/platform"
+import { Effect, FiberRef, Layer } from "effect"
+import * as RequestContext from "./RequestContext.js"
+import { ServerApi } from "./ServerApi.js"
+import * as ServerConfig from "./ServerConfig.js"
+
+const ok = <A extends object>(value: A) => ({ success: true as const, ...value })
+
+const done = (message: string) => ({ success: true as const, message })
+
+const replayed = HttpApp.appendPreResponseHandler((_, response) =>
+  Effect.succeed(HttpServerResponse.setHeader(response, IdempotencyContract.IDEMPOTENT_REPLAYED_HEADER, "true"))
+)
+
+/** The session's page data: who is signed in, with the CSRF token. */
+const sessionBody = (userId: number, csrfToken: string, expiresAt: Date) =>
+  Effect.gen(function*() {
+    const profile = yield* (yield* Users.Users).profile(userId)
+    return ok({ ...profile, csrf_token: csrfToken, expires_at: expiresAt })
+  })
+
+/** Registration, verification, sign-in and password reset. */
+export const AccessLive = HttpApiBuilder.group(ServerApi, "dashboardAccess", (handlers) =>
+  Effect.gen(function*() {
+    const users = yield* Users.Users
+    const config = yield* Effect.orDie(ServerConfig.dashboard)
+    const checkInbox = "If the address can receive it, an email is on its way: follow its link to continue."
+    return handlers
+      .handle("register", ({ payload }) =>
+        Effect.as(
+          users.register(payload, config.publicUrl),
+          done("Check your email: follow the link we sent to verify your address, then sign in.")
+        ))
+      .handle("verifyEmail", ({ payload }) =>
+        Effect.as(users.verifyEmail(payload.token), done("Your email address is verified: you can sign in now.")))
+      .handle("resendVerification", ({ payload }) =>
+        Effect.as(users.resendVerification(payload.email, config.publicUrl), done(checkInbox)))
+      .handle("signIn", ({ payload }) =>
+        Effect.gen(function*() {
+          const info = yield* FiberRef.get(RequestContext.current)
+          const session = yield* users.signIn(payload.email, payload.password, info.address ?? "unknown")
+          yield* HttpApp.appendPreResponseHandler((_, response) =>
+            Effect.succeed(HttpServerResponse.unsafeSetCookie(response, Session.SESSION_COOKIE, session.token, {
+              httpOnly: true,
+              secure: config.secureCookies,
+              sameSite: "strict",
+              path: DashboardApi.DASHBOARD_PREFIX,
+              expires: session.expiresAt
+            }))
+          )
+          info.accountId = undefined
+          return yield* sessionBody(session.userId, session.csrfToken, session.expiresAt)
+        }))
+      .handle("forgotPassword", ({ payload }) =>
+        Effect.as(users.forgotPassword(payload.email, config.publicUrl), done(checkInbox)))
+      .handle("resetPassword", ({ payload }) =>
+        Effect.as(
+          users.resetPassword(payload.token, payload.password),
+          done("Your password is changed and every session ended: sign in with the new one.")
+        ))
+  }))
+
+/** The signed-in session. */
+export const SessionLive = HttpApiBuilder.group(ServerApi, "dashboardSession", (handlers) =>
+  Effect.gen(function*() {
+    const users = yield* Users.Users
+    const sessions = yield* Sessions.Sessions
+    const config = yield* Effect.orDie(ServerConfig.dashboard)
+    return handlers
+      .handle("current", () =>
+        Effect.gen(function*() {
+          const caller = yield* FiberRef.get(RequestContext.caller)
+          if (caller._tag !== "Holder") return yield* Effect.dieMessage("a session endpoint without a session")
+          return yield* sessionBody(caller.session.userId, caller.csrf, caller.session.expiresAt)
+        }))
+      .handle("signOut", () =>
+        Effect.gen(function*() {
+          const { sessionId } = yield* Session.CurrentSession
+          yield* sessions.end(sessionId)
+          yield* HttpApp.appendPreResponseHandler((_, response) =>
+            Effect.succeed(HttpServerResponse.expireCookie(response, Session.SESSION_COOKIE, {
+              httpOnly: true,
+              secure: config.secureCookies,
+              sameSite: "strict",
+              path: DashboardApi.DASHBOARD_PREFIX
+            }))
+          )
+          return done("Signed out")
+        }))
+      .handle("changePassword", ({ payload }) =>
+        Effect.gen(function*() {
+          const { sessionId, userId } = yield* Session.CurrentSession
+          yield* users.changePassword(userId, sessionId, payload.current_password, payload.new_password)
+          return done("Password changed; your other sessions were ended")
+        }))
+  }))
+
+/** The home page. */
+export const HomeLive = HttpApiBuilder.group(ServerApi, "dashboardHome", (handlers) =>
+  Effect.gen(function*() {
+    const dashboard = yield* Dashboard.Dashboard
+    return handlers.handle("home", () =>
+      Effect.gen(function*() {
+        const { accountId } = yield* Session.CurrentSession
+        return ok(yield* dashboard.home(accountId))
+      }))
+  }))
+
+/** Networks and bundles. */
+export const CatalogLive = HttpApiBuilder.group(ServerApi, "dashboardCatalog", (handlers) =>
+  Effect.gen(function*() {
+    const catalog = yield* Catalog.Catalog
+    return handlers
+      .handle("networks", () => Effect.map(catalog.networks, (networks) => ok({ networks })))
+      .handle("bundles", ({ path }) =>
+        Effect.gen(function*() {
+          const { priceGroupId } = yield* Session.CurrentSession
+          return ok(yield* catalog.bundles(path.network_id, priceGroupId))
+        }))
+  }))
+
+const placedMessage = (status: string, replay: boolean) =>
+  replay
+    ? "Already bought with this reference: nothing was charged again"
+    : status === "successful"
+    ? "Bundle delivered"
+    : status === "pending"
+    ? "Paid; the bundle is on its way"
+    : "The network refused the bundle; the amount was refunded"
+
+/** Buying and the orders. */
+export const OrdersLive = HttpApiBuilder.group(ServerApi, "dashboardOrders", (handlers) =>
+  Effect.gen(function*() {
+    const orders = yield* Orders.Orders
+    return handlers
+      .handle("place", ({ payload }) =>
+        Effect.gen(function*() {
+          const { accountId } = yield* Session.CurrentSession
+          const placement = yield* orders.place(accountId, payload)
+          if (placement.replayed) yield* replayed
+          return ok({
+            message: placedMessage(placement.order.status, placement.replayed),
+            order: placement.order,
+            wallet_balance: placement.walletBalance,
+            replayed: placement.replayed
+          })
+        }))
+      .handle("list", ({ urlParams }) =>
+        Effect.gen(function*() {
+          const { accountId } = yield* Session.CurrentSession
+          return ok(yield* orders.list(accountId, urlParams))
+        }))
+      .handle("get", ({ path }) =>
+        Effect.gen(function*() {
+          const { accountId } = yield* Session.CurrentSession
+          return ok({ order: yield* orders.get(accountId, path.order_number) })
+        }))
+  }))
+
+/** The ledger. */
+export const WalletLive = HttpApiBuilder.group(ServerApi, "dashboardWallet", (handlers) =>
+  Effect.gen(function*() {
+    const dashboard = yield* Dashboard.Dashboard
+    return handlers.handle("ledger", ({ urlParams }) =>
+      Effect.gen(function*() {
+        const { accountId } = yield* Session.CurrentSession
+        return ok(yield* dashboard.ledger(accountId, urlParams))
+      }))
+  }))
+
+/** Funding. */
+export const PaymentsLive = HttpApiBuilder.group(ServerApi, "dashboardPayments", (handlers) =>
+  Effect.gen(function*() {
+    const payments = yield* Payments.Payments
+    return handlers
+      .handle("methods", () => Effect.succeed(ok({ methods: payments.methods })))
+      .handle("create", ({ headers, payload }) =>
+        Effect.gen(function*() {
+          const { accountId } = yield* Session.CurrentSession
+          const created = yield* payments.create(accountId, headers["idempotency-key"], payload)
+          if (created.replayed) {
+            yield* replayed
+            yield* HttpApp.appendPreResponseHandler((_, response) =>
+              Effect.succeed(HttpServerResponse.setStatus(response, 200))
+            )
+          }
+          return ok({ payment: created.payment })
+        }))
+      .handle("list", ({ urlParams }) =>
+        Effect.gen(function*() {
+          const { accountId } = yield* Session.CurrentSession
+          return ok(yield* payments.list(accountId, urlParams))
+        }))
+      .handle("get", ({ path }) =>
+        Effect.gen(function*() {
+          const { accountId } = yield* Session.CurrentSession
+          return ok({ payment: yield* payments.get(accountId, path.payment_number) })
+        }))
+  }))
+
+/** API keys. */
+export const KeysLive = HttpApiBuilder.group(ServerApi, "dashboardKeys", (handlers) =>
+  Effect.gen(function*() {
+    const dashboard = yield* Dashboard.Dashboard
+    return handlers
+      .handle("list", () =>
+        Effect.gen(function*() {
+          const { accountId } = yield* Session.CurrentSession
+          return ok({ keys: yield* dashboard.keys(accountId) })
+        }))
+      .handle("create", ({ payload }) =>
+        Effect.gen(function*() {
+          const { accountId } = yield* Session.CurrentSession
+          return ok(yield* dashboard.createKey(accountId, payload.name))
+        }))
+      .handle("revoke", ({ path }) =>
+        Effect.gen(function*() {
+          const { accountId } = yield* Session.CurrentSession
+          return ok({ key: yield* dashboard.revokeKey(accountId, path.key_id) })
+        }))
+  }))
+
+/** The webhook. */
+export const WebhooksLive = HttpApiBuilder.group(ServerApi, "dashboardWebhooks", (handlers) =>
+  Effect.gen(function*() {
+    const dashboard = yield* Dashboard.Dashboard
+    const account = Effect.map(Session.CurrentSession, (session) => session.accountId)
+    const settings = (view: { url: string | null; has_secret: boolean }) =>
+      ok({ url: view.url, has_secret: view.has_secret })
+    return handlers
+      .handle("settings", () => Effect.map(Effect.flatMap(account, dashboard.webhook), settings))
+      .handle("setUrl", ({ payload }) =>
+        Effect.map(Effect.flatMap(account, (id) => dashboard.setWebhookUrl(id, payload.url)), settings))
+      .handle("revealSecret", () =>
+        Effect.gen(function*() {
+          const view = yield* dashboard.webhook(yield* account)
+          if (view.secret === null) {
+            return yield* ApiError.ValidationError.field("url", "is not set: setting a webhook URL makes its secret")
+          }
+          return ok({ secret: view.secret })
+        }))
+      .handle("rotateSecret", () =>
+        Effect.map(Effect.flatMap(account, dashboard.rotateSecret), (secret) =>
+          ok({ secret })))
+      .handle("sendTest", () =>
+        Effect.map(Effect.flatMap(account, dashboard.sendTest), (delivery) =>
+          ok({ delivery })))
+      .handle("deliveries", ({ urlParams }) =>
+        Effect.map(
+          Effect.flatMap(account, (id) => dashboard.deliveries(id, urlParams)),
+          ok
+        ))
+      .handle("delivery", ({ path }) =>
+        Effect.map(
+          Effect.flatMap(account, (id) => dashboard.delivery(id, path.event_id)),
+          (delivery) => ok({ delivery })
+        ))
+      .handle("resend", ({ path }) =>
+        Effect.map(
+          Effect.flatMap(account, (id) => dashboard.resend(id, path.event_id)),
+          (delivery) => ok({ delivery })
+        ))
+  }))
+
+/** Every handler of the dashboard API. */
+export const layer = Layer.mergeAll(
+  AccessLive,
+  SessionLive,
+  HomeLive,
+  CatalogLive,
+  OrdersLive,
+  WalletLive,
+  PaymentsLive,
+  KeysLive,
+  WebhooksLive
+)

@@ -1,0 +1,457 @@
+/**
+ * The dashboard API end to end over real HTTP, on PGlite and on Postgres: registration,
+ * verification, sign-in and its throttling, sessions and CSRF, payments (simulator and manual
+ * transfers, credited once under concurrency), keys, buying, the ledger, sign-out and reset.
+ */
+import { DashboardApi, Session } from "@databundle/contract"
+import { targets } from "@databundle/core/testing"
+import { HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
+import { assert, describe, layer } from "@effect/vitest"
+import { Effect, Layer, Logger, LogLevel } from "effect"
+import { adminClient, raw, type RawOptions, resellerClient, seedCatalog, serverLayer } from "./Harness.js"
+
+const PREFIX = DashboardApi.DASHBOARD_PREFIX
+const PASSWORD = "correct horse battery"
+
+let counter = 0
+/** A fresh address per user, so suites on one database never collide. */
+const freshEmail = () => `user${Date.now().toString(36)}${(counter++).toString(36)}@example.com`
+
+/** The latest email the outbox holds for an address. */
+const latestMail = (to: string, kind?: string) =>
+  Effect.gen(function*() {
+    const admin = yield* adminClient
+    const { emails } = yield* admin.mailAdmin.list({ urlParams: { to } })
+    const mail = emails.find((m) => kind === undefined || m.kind === kind)
+    assert.isDefined(mail, `an email to ${to}`)
+    return mail!
+  })
+
+/** The token in a link's fragment (`#/verify-email?token=...`). */
+const tokenOf = (link: string | null) => {
+  assert.isNotNull(link)
+  const url = new URL(link!)
+  assert.strictEqual(url.search, "", "no secret in the query string")
+  const match = /[?&]token=([A-Za-z0-9_-]+)/.exec(url.hash)
+  assert.isNotNull(match, `a token in the fragment of ${link}`)
+  return match![1]!
+}
+
+/** A signed-in browser: its cookie and CSRF token. */
+interface Browser {
+  readonly cookie: string
+  readonly csrf: string
+  readonly email: string
+}
+
+/** A request as the dashboard's page sends it: the cookie, and the CSRF token unless told otherwise. */
+const call = (
+  browser: Browser | undefined,
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE",
+  path: string,
+  options: RawOptions & { readonly csrf?: string | null } = {}
+) => {
+  const headers: Record<string, string> = { ...options.headers }
+  if (browser !== undefined) headers.cookie = `${Session.SESSION_COOKIE}=${browser.cookie}`
+  const csrf = options.csrf === undefined ? browser?.csrf : options.csrf
+  if (csrf !== null && csrf !== undefined) headers[Session.CSRF_HEADER] = csrf
+  return raw(method, `${PREFIX}${path}`, { ...options, headers })
+}
+
+/** The typed client derived from the contract, acting as a browser. */
+const typedClient = (browser: Browser) =>
+  HttpApiClient.make(DashboardApi.DashboardApi, {
+    transformClient: HttpClient.mapRequest(HttpClientRequest.setHeaders({
+      cookie: `${Session.SESSION_COOKIE}=${browser.cookie}`,
+      [Session.CSRF_HEADER]: browser.csrf
+    }))
+  })
+
+const sessionCookie = (setCookie: string | undefined) => {
+  assert.isDefined(setCookie, "a Set-Cookie header")
+  const match = new RegExp(`${Session.SESSION_COOKIE}=([^;]*)`).exec(setCookie!)
+  assert.isNotNull(match)
+  return match![1]!
+}
+
+const register = (email: string, extra: Record<string, unknown> = {}) =>
+  call(undefined, "POST", "/register", {
+    body: { name: "Ama Mensah", email, phone: "0241234567", password: PASSWORD, ...extra }
+  })
+
+const signIn = (email: string, password = PASSWORD, headers: Record<string, string> = {}) =>
+  call(undefined, "POST", "/session", { body: { email, password }, headers })
+
+/** Registers, verifies and signs in a new user. */
+const newUser = Effect.gen(function*() {
+  const email = freshEmail()
+  assert.strictEqual((yield* register(email)).status, 201)
+  const token = tokenOf((yield* latestMail(email, "verify_email")).link)
+  assert.strictEqual((yield* call(undefined, "POST", "/email/verify", { body: { token } })).status, 200)
+  const response = yield* signIn(email)
+  assert.strictEqual(response.status, 200, response.text)
+  return { cookie: sessionCookie(response.headers["set-cookie"]), csrf: response.json.csrf_token, email } as Browser
+})
+
+const quiet = <A, E, R>(self: Layer.Layer<A, E, R>) =>
+  self.pipe(Layer.provide(Logger.minimumLogLevel(LogLevel.Warning)))
+
+for (const target of targets) {
+  describe(`dashboard API on ${target.name}`, () => {
+    layer(
+      quiet(serverLayer(target, {
+        BUNDLES_SIMULATOR_PENDING_SECONDS: "1",
+        // Every test signs users up from one address; the access limit has its own test.
+        BUNDLES_DASHBOARD_LIMITS: "dashboard=100000,access=100000"
+      })),
+      {
+        timeout: 120_000,
+        excludeTestServices: true
+      }
+    )((it) => {
+      it.effect("registers, verifies by the emailed link, signs in with a strict HttpOnly cookie", () =>
+        Effect.gen(function*() {
+          const email = freshEmail()
+          const registered = yield* register(email.toUpperCase())
+          assert.strictEqual(registered.status, 201, registered.text)
+          assert.isTrue(registered.json.success)
+          const mail = yield* latestMail(email, "verify_email")
+          const token = tokenOf(mail.link)
+          assert.include(mail.body, mail.link!)
+
+          const early = yield* signIn(email)
+          assert.strictEqual(early.status, 403)
+          assert.strictEqual(early.json._tag, "EmailNotVerified")
+
+          assert.strictEqual((yield* call(undefined, "POST", "/email/verify", { body: { token } })).status, 200)
+          const again = yield* call(undefined, "POST", "/email/verify", { body: { token } })
+          assert.strictEqual(again.status, 422)
+          assert.isArray(again.json.errors.token)
+
+          const response = yield* signIn(email)
+          assert.strictEqual(response.status, 200, response.text)
+          const setCookie = response.headers["set-cookie"]!
+          assert.match(setCookie, /HttpOnly/i)
+          assert.match(setCookie, /SameSite=Strict/i)
+          assert.match(setCookie, /Path=\/dashboard\/v1/)
+          assert.notMatch(setCookie, /Secure/i, "plain HTTP on loopback: no Secure flag")
+          assert.strictEqual(response.headers["cache-control"], "no-store")
+          assert.match(response.headers["content-security-policy"]!, /frame-ancestors 'none'/)
+          assert.strictEqual(response.json.user.email, email)
+          assert.deepStrictEqual(response.json.account.balance, { main: 0, referral: 0, agent: 0 })
+          assert.isNull(response.json.account.price_group)
+          assert.isString(response.json.csrf_token)
+
+          const browser: Browser = { cookie: sessionCookie(setCookie), csrf: response.json.csrf_token, email }
+          const client = yield* typedClient(browser)
+          const current = yield* client.dashboardSession.current()
+          assert.strictEqual(current.csrf_token, browser.csrf)
+          const home = yield* client.dashboardHome.home()
+          assert.deepStrictEqual(home.recent_orders, [])
+          assert.deepStrictEqual(home.attention.map((a) => a.kind), ["low_balance"])
+        }))
+
+      it.effect("answers a known address as a new one and emails it instead; refuses bad fields with 422", () =>
+        Effect.gen(function*() {
+          const email = freshEmail()
+          assert.strictEqual((yield* register(email)).status, 201)
+          const second = yield* register(email, { name: "Someone Else" })
+          assert.strictEqual(second.status, 201)
+          assert.strictEqual((yield* latestMail(email)).kind, "already_registered")
+
+          const bad = yield* call(undefined, "POST", "/register", {
+            body: { name: "", email: "not-an-email", phone: "12345", password: "short" }
+          })
+          assert.strictEqual(bad.status, 422)
+          assert.sameMembers(Object.keys(bad.json.errors), ["name", "email", "phone", "password"])
+        }))
+
+      it.effect("refuses without a session (401), without or with a wrong CSRF token (403), and API keys", () =>
+        Effect.gen(function*() {
+          const browser = yield* newUser
+          assert.strictEqual((yield* call(undefined, "GET", "/home")).status, 401)
+          const ended = yield* call({ ...browser, cookie: "x".repeat(43) }, "GET", "/home")
+          assert.strictEqual(ended.status, 401)
+
+          const noToken = yield* call(browser, "POST", "/keys", { body: { name: "ci" }, csrf: null })
+          assert.strictEqual(noToken.status, 403)
+          assert.strictEqual(noToken.json._tag, "Forbidden")
+          const other = yield* newUser
+          const wrong = yield* call(browser, "POST", "/keys", { body: { name: "ci" }, csrf: other.csrf })
+          assert.strictEqual(wrong.status, 403)
+          const { keys } = (yield* call(browser, "GET", "/keys")).json
+          assert.deepStrictEqual(keys, [], "a refused request created nothing")
+
+          // A key never works on the dashboard, and a session cookie never on the public API.
+          const created = (yield* call(browser, "POST", "/keys", { body: { name: "ci" } })).json
+          assert.strictEqual((yield* call(undefined, "GET", "/home", { key: created.api_key })).status, 401)
+          const viaCookie = yield* raw("GET", "/api/v1/balance", {
+            headers: { cookie: `${Session.SESSION_COOKIE}=${browser.cookie}` }
+          })
+          assert.strictEqual(viaCookie.status, 401)
+          const viaCookieAdmin = yield* raw("GET", "/admin/v1/accounts", {
+            headers: { cookie: `${Session.SESSION_COOKIE}=${browser.cookie}` }
+          })
+          assert.strictEqual(viaCookieAdmin.status, 401)
+        }))
+
+      it.effect("creates a named key shown once, lists its prefix and last use, revokes it", () =>
+        Effect.gen(function*() {
+          const browser = yield* newUser
+          const created = yield* call(browser, "POST", "/keys", { body: { name: "Shop website" } })
+          assert.strictEqual(created.status, 201)
+          assert.strictEqual(created.headers["cache-control"], "no-store")
+          const key: string = created.json.api_key
+          assert.isTrue(key.startsWith(created.json.key.prefix))
+          const listed = (yield* call(browser, "GET", "/keys")).json.keys
+          assert.strictEqual(listed.length, 1)
+          assert.strictEqual(listed[0].name, "Shop website")
+          assert.notInclude(JSON.stringify(listed), key)
+          assert.isNull(listed[0].last_used_at)
+
+          const reseller = yield* resellerClient(key)
+          yield* reseller.wallet.balance()
+          assert.isNotNull((yield* call(browser, "GET", "/keys")).json.keys[0].last_used_at)
+
+          const revoked = yield* call(browser, "DELETE", `/keys/${created.json.key.id}`)
+          assert.strictEqual(revoked.status, 200)
+          assert.isNotNull(revoked.json.key.revoked_at)
+          assert.strictEqual((yield* raw("GET", "/api/v1/balance", { key })).status, 401)
+          assert.strictEqual((yield* call(browser, "DELETE", "/keys/999999")).status, 404)
+        }))
+
+      it.effect("funds by mobile money: approved, declined (0000), pending (9999); the ledger names the payment", () =>
+        Effect.gen(function*() {
+          const browser = yield* newUser
+          const pay = (key: string, body: Record<string, unknown>) =>
+            call(browser, "POST", "/payments", { body, headers: { "idempotency-key": key } })
+
+          const approved = yield* pay("k-approve", { method: "mtn_momo", amount: 50, payer_number: "0241234567" })
+          assert.strictEqual(approved.status, 201, approved.text)
+          assert.strictEqual(approved.json.payment.status, "successful")
+          const number: string = approved.json.payment.payment_number
+
+          const declined = yield* pay("k-decline", { method: "telecel_cash", amount: 20, payer_number: "0201230000" })
+          assert.strictEqual(declined.json.payment.status, "failed")
+          assert.isString(declined.json.payment.failure_reason)
+
+          const pending = yield* pay("k-pending", {
+            method: "airteltigo_money",
+            amount: 30,
+            payer_number: "0271239999"
+          })
+          assert.strictEqual(pending.json.payment.status, "pending")
+          const pendingNumber: string = pending.json.payment.payment_number
+          const home = (yield* call(browser, "GET", "/home")).json
+          assert.deepInclude(home.attention, { kind: "pending_payments", count: 1 })
+
+          // The worker settles it once the simulator stops holding it.
+          let settled = pending.json.payment
+          for (let i = 0; i < 60 && settled.status === "pending"; i++) {
+            yield* Effect.sleep("200 millis")
+            settled = (yield* call(browser, "GET", `/payments/${pendingNumber}`)).json.payment
+          }
+          assert.strictEqual(settled.status, "successful")
+
+          const ledger = (yield* call(browser, "GET", "/ledger")).json
+          assert.deepStrictEqual(ledger.balance, { main: 80, referral: 0, agent: 0 })
+          assert.sameMembers(ledger.entries.map((e: any) => e.payment_number), [number, pendingNumber])
+          const entry = ledger.entries.find((e: any) => e.payment_number === number)
+          assert.strictEqual(entry.reason, "funding")
+          assert.strictEqual(entry.amount, 50)
+          assert.include(entry.note, number)
+
+          const list = (yield* call(browser, "GET", "/payments?status=failed")).json
+          assert.deepStrictEqual(list.payments.map((p: any) => p.payment_number), [
+            declined.json.payment.payment_number
+          ])
+
+          // Another account never sees it.
+          const other = yield* newUser
+          assert.strictEqual((yield* call(other, "GET", `/payments/${number}`)).status, 404)
+        }))
+
+      it.effect("replays a repeated Idempotency-Key, refuses it with another body, credits once under concurrency", () =>
+        Effect.gen(function*() {
+          const browser = yield* newUser
+          const body = { method: "mtn_momo", amount: 25, payer_number: "0241234567" }
+          const results = yield* Effect.all(
+            Array.from(
+              { length: 8 },
+              () => call(browser, "POST", "/payments", { body, headers: { "idempotency-key": "double-click" } })
+            ),
+            { concurrency: "unbounded" }
+          )
+          assert.sameMembers([...new Set(results.map((r) => r.status))].sort(), [200, 201])
+          assert.strictEqual(results.filter((r) => r.status === 201).length, 1)
+          assert.strictEqual(new Set(results.map((r) => r.json.payment.payment_number)).size, 1)
+          assert.isTrue(
+            results.filter((r) => r.status === 200).every((r) => r.headers["idempotent-replayed"] === "true")
+          )
+          const balance = (yield* call(browser, "GET", "/ledger")).json.balance
+          assert.strictEqual(balance.main, 25)
+
+          const other = yield* call(browser, "POST", "/payments", {
+            body: { ...body, amount: 26 },
+            headers: { "idempotency-key": "double-click" }
+          })
+          assert.strictEqual(other.status, 422)
+          assert.isArray(other.json.errors["idempotency-key"])
+
+          const missing = yield* call(browser, "POST", "/payments", { body })
+          assert.strictEqual(missing.status, 422)
+          const noPayer = yield* call(browser, "POST", "/payments", {
+            body: { method: "mtn_momo", amount: 5 },
+            headers: { "idempotency-key": "no-payer" }
+          })
+          assert.strictEqual(noPayer.status, 422)
+          assert.isArray(noPayer.json.errors.payer_number)
+          const tooMuch = yield* call(browser, "POST", "/payments", {
+            body: { method: "mtn_momo", amount: 10_000.01, payer_number: "0241234567" },
+            headers: { "idempotency-key": "too-much" }
+          })
+          assert.strictEqual(tooMuch.status, 422)
+          assert.isArray(tooMuch.json.errors.amount)
+        }))
+
+      it.effect("a manual transfer waits for the operator; concurrent approvals credit it once", () =>
+        Effect.gen(function*() {
+          const browser = yield* newUser
+          const created = yield* call(browser, "POST", "/payments", {
+            body: { method: "manual_transfer", amount: 100, note: "Bank ref 12345" },
+            headers: { "idempotency-key": "manual-1" }
+          })
+          assert.strictEqual(created.status, 201)
+          assert.strictEqual(created.json.payment.status, "pending")
+          assert.isString(created.json.payment.instructions)
+          const number: string = created.json.payment.payment_number
+
+          const approvals = yield* Effect.all(
+            Array.from({ length: 6 }, () =>
+              raw("POST", `/admin/v1/payments/${number}/approve`, {
+                bearer: "adm_test_token_for_the_end_to_end_suite"
+              })),
+            { concurrency: "unbounded" }
+          )
+          assert.strictEqual(approvals.filter((r) => r.status === 200).length, 1)
+          assert.isTrue(approvals.filter((r) => r.status !== 200).every((r) => r.status === 409))
+          const ledger = (yield* call(browser, "GET", "/ledger")).json
+          assert.strictEqual(ledger.balance.main, 100)
+          assert.strictEqual(ledger.entries.length, 1)
+
+          const declineLater = yield* raw("POST", `/admin/v1/payments/${number}/decline`, {
+            bearer: "adm_test_token_for_the_end_to_end_suite",
+            body: { reason: "no money arrived" }
+          })
+          assert.strictEqual(declineLater.status, 409)
+
+          const second = yield* call(browser, "POST", "/payments", {
+            body: { method: "manual_transfer", amount: 40 },
+            headers: { "idempotency-key": "manual-2" }
+          })
+          const admin = yield* adminClient
+          const declined = yield* admin.paymentsAdmin.decline({
+            path: { payment_number: second.json.payment.payment_number },
+            payload: { reason: "No transfer arrived" }
+          })
+          assert.strictEqual(declined.payment.status, "failed")
+          assert.strictEqual((yield* call(browser, "GET", "/ledger")).json.balance.main, 100)
+          const audit = yield* admin.wallets.audit()
+          assert.isTrue(audit.ok)
+        }))
+
+      it.effect("buys with a required reference: never twice, as the public API", () =>
+        Effect.gen(function*() {
+          yield* seedCatalog
+          const browser = yield* newUser
+          yield* call(browser, "POST", "/payments", {
+            body: { method: "mtn_momo", amount: 100, payer_number: "0241234567" },
+            headers: { "idempotency-key": "fund" }
+          })
+          const { networks } = (yield* call(browser, "GET", "/networks")).json
+          const { bundles } = (yield* call(browser, "GET", `/networks/${networks[0].id}/bundles`)).json
+          const bundle = bundles.find((b: any) => b.is_active)
+          const body = { bundle_id: bundle.id, phone_number: "0241112222", reference: "buy-1" }
+          const results = yield* Effect.all(
+            Array.from({ length: 4 }, () => call(browser, "POST", "/orders", { body })),
+            { concurrency: "unbounded" }
+          )
+          assert.isTrue(results.every((r) => r.status === 200), results.map((r) => r.text).join("\n"))
+          assert.strictEqual(new Set(results.map((r) => r.json.order.order_number)).size, 1)
+          assert.strictEqual(results.filter((r) => r.json.replayed === false).length, 1)
+          const orders = (yield* call(browser, "GET", "/orders")).json.orders
+          assert.strictEqual(orders.length, 1)
+          const detail = yield* call(browser, "GET", `/orders/${orders[0].order_number}`)
+          assert.strictEqual(detail.json.order.reference, "buy-1")
+          const ledger = (yield* call(browser, "GET", "/ledger?reason=order")).json
+          assert.strictEqual(ledger.entries.length, 1)
+          assert.strictEqual(ledger.balance.main, 100 - bundle.price)
+
+          const noReference = yield* call(browser, "POST", "/orders", {
+            body: { bundle_id: bundle.id, phone_number: "0241112222" }
+          })
+          assert.strictEqual(noReference.status, 422)
+          assert.isArray(noReference.json.errors.reference)
+        }))
+
+      it.effect("throttles sign-in per email and address before the password, without locking out others", () =>
+        Effect.gen(function*() {
+          const victim = yield* newUser
+          const bystander = yield* newUser
+          for (let i = 0; i < 5; i++) {
+            assert.strictEqual((yield* signIn(victim.email, "wrong password!")).status, 401)
+          }
+          const throttled = yield* signIn(victim.email, PASSWORD)
+          assert.strictEqual(throttled.status, 429, "the right password is not looked at while throttled")
+          assert.isNumber(throttled.json.retry_after)
+          assert.strictEqual((yield* signIn(bystander.email)).status, 200, "another account at the same address")
+          const elsewhere = yield* signIn(victim.email, PASSWORD, {})
+          assert.strictEqual(elsewhere.status, 429)
+          // The existing session keeps working.
+          assert.strictEqual((yield* call(victim, "GET", "/home")).status, 200)
+          // An unknown address is answered as a wrong password.
+          const unknown = yield* signIn(freshEmail(), PASSWORD)
+          assert.strictEqual(unknown.status, 401)
+        }))
+
+      it.effect("signs out; resets a forgotten password by the emailed link, ending every session", () =>
+        Effect.gen(function*() {
+          const browser = yield* newUser
+          const second = yield* signIn(browser.email)
+          const other: Browser = {
+            cookie: sessionCookie(second.headers["set-cookie"]),
+            csrf: second.json.csrf_token,
+            email: browser.email
+          }
+          const out = yield* call(other, "DELETE", "/session")
+          assert.strictEqual(out.status, 200)
+          assert.match(out.headers["set-cookie"]!, /Expires=Thu, 01 Jan 1970|Max-Age=0/i)
+          assert.strictEqual((yield* call(other, "GET", "/session")).status, 401)
+          assert.strictEqual((yield* call(browser, "GET", "/session")).status, 200)
+
+          assert.strictEqual(
+            (yield* call(undefined, "POST", "/password/forgot", { body: { email: browser.email } })).status,
+            200
+          )
+          assert.strictEqual(
+            (yield* call(undefined, "POST", "/password/forgot", { body: { email: freshEmail() } })).status,
+            200
+          )
+          const token = tokenOf((yield* latestMail(browser.email, "reset_password")).link)
+          const weak = yield* call(undefined, "POST", "/password/reset", { body: { token, password: "short" } })
+          assert.strictEqual(weak.status, 422)
+          const reset = yield* call(undefined, "POST", "/password/reset", {
+            body: { token, password: "a new long password" }
+          })
+          assert.strictEqual(reset.status, 200)
+          assert.strictEqual((yield* call(browser, "GET", "/session")).status, 401)
+          assert.strictEqual((yield* signIn(browser.email)).status, 401)
+          assert.strictEqual((yield* signIn(browser.email, "a new long password")).status, 200)
+          const reused = yield* call(undefined, "POST", "/password/reset", {
+            body: { token, password: "another long password" }
+          })
+          assert.strictEqual(reused.status, 422)
+        }))
+    })
+  })
+}
