@@ -1,6 +1,6 @@
 /**
- * Property-based fuzzing of both APIs (fast-check): generated bad requests at every endpoint of
- * the public and the admin API, sent over raw HTTP so that any method, request-target, header
+ * Property-based fuzzing of the three APIs (fast-check): generated bad requests at every endpoint of
+ * the public, the admin and the dashboard API, sent over raw HTTP so that any method, request-target, header
  * and body bytes can be sent. Every request is bad by construction and names its fault and the
  * statuses that fault allows.
  *
@@ -22,7 +22,7 @@ import { assert, describe, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { fuzz } from "./fuzz/Check.js"
 import { coverageProblems } from "./fuzz/Endpoints.js"
-import { adminWithToken, badCredentials, everything, publicWithKey } from "./fuzz/Families.js"
+import { adminWithToken, badCredentials, dashboardWithSession, everything, publicWithKey } from "./fuzz/Families.js"
 import { badFraming } from "./fuzz/Framing.js"
 import { withNoise } from "./fuzz/Requests.js"
 import { spellingsAnswerAlike, spellingsCountTowardTheLimits, spellingsKeepTheBodyLimit } from "./fuzz/Spellings.js"
@@ -34,7 +34,8 @@ import { adminView, fingerprint, Fixture, fuzzLayer } from "./fuzz/World.js"
 
 const UNLIMITED = {
   BUNDLES_RATE_LIMITS: "all=1000000,orders=1000000,balance=1000000",
-  BUNDLES_AUTH_FAILURE_LIMIT: "1000000"
+  BUNDLES_AUTH_FAILURE_LIMIT: "1000000",
+  BUNDLES_DASHBOARD_LIMITS: "dashboard=1000000,access=1000000"
 }
 
 const TIMEOUT = 180_000
@@ -68,6 +69,18 @@ for (const target of targets) {
       it.effect(
         "admin API with a missing or wrong token: 401",
         () => fuzz((w) => withNoise(badCredentials(w, "admin")), 120),
+        TIMEOUT
+      )
+
+      it.effect(
+        "dashboard API with a live session: wrong methods, unknown paths, bad parameters, queries, bodies, no CSRF token",
+        () => fuzz((w) => withNoise(dashboardWithSession(w)), 300),
+        TIMEOUT
+      )
+
+      it.effect(
+        "dashboard API without a live session, or with another API's credentials: 401",
+        () => fuzz((w) => withNoise(badCredentials(w, "dashboard")), 120),
         TIMEOUT
       )
 

@@ -19,7 +19,36 @@ export const credentials = (label: string, headers: Credentials["headers"], quer
 export const validCredentials = (w: World, api: Api) =>
   api === "public"
     ? credentials("a valid key", { "x-api-key": w.rich.key })
+    : api === "dashboard"
+    ? credentials("a live session", { cookie: `bundles_session=${w.holder.cookie}`, "x-csrf-token": w.holder.csrf })
     : credentials("the admin token", { authorization: `Bearer ${ADMIN_TOKEN}` })
+
+/** Credentials of each API that do not authenticate. */
+export const badCredentialsOf = (w: World, api: Api): fc.Arbitrary<Credentials> =>
+  api === "public" ? badKeys(w) : api === "dashboard" ? badSessions(w) : badTokens(w)
+
+/** Dashboard credentials that do not authenticate: no session, a made-up or mangled one, other APIs' secrets. */
+export const badSessions = (w: World): fc.Arbitrary<Credentials> => {
+  const cookie = (label: string) => (value: string) =>
+    credentials(`session cookie ${label}`, { cookie: `bundles_session=${value}`, "x-csrf-token": w.holder.csrf })
+  return fc.oneof(
+    fc.constant(credentials("no cookie", { "x-csrf-token": w.holder.csrf })),
+    fc.constantFrom("", "null", "x", "undefined").map((v) => cookie(JSON.stringify(v))(v)),
+    fc.stringMatching(/^[A-Za-z0-9_-]{43}$/).filter((v) => v !== w.holder.cookie).map(cookie("well formed, unknown")),
+    fc.stringMatching(/^[A-Za-z0-9_-]{1,80}$/).filter((v) => v !== w.holder.cookie).map(cookie("random")),
+    fc.constantFrom(
+      w.holder.cookie.slice(0, -1),
+      `${w.holder.cookie}x`,
+      swapCase(w.holder.cookie),
+      w.holder.csrf
+    ).filter((v) => v !== w.holder.cookie).map(cookie("mangled, or the CSRF token")),
+    fc.constant(credentials("the session under another cookie name", { cookie: `session=${w.holder.cookie}` })),
+    fc.constant(credentials("an API key as x-api-key", { "x-api-key": w.rich.key })),
+    fc.constant(credentials("an API key as the cookie", { cookie: `bundles_session=${w.rich.key}` })),
+    fc.constant(credentials("the admin token as a bearer token", { authorization: `Bearer ${ADMIN_TOKEN}` })),
+    fc.constant(credentials("the session as a bearer token", { authorization: `Bearer ${w.holder.cookie}` }))
+  )
+}
 
 export const latin1 = fc.integer({ min: 0xa1, max: 0xff }).map((c) => String.fromCharCode(c))
 

@@ -21,6 +21,19 @@ import {
   triggerBody,
   updateBody
 } from "./Bodies.js"
+import {
+  changePasswordBody,
+  dashboardPlaceBody,
+  declineBody,
+  emailBody,
+  keyBody,
+  paymentBody,
+  registerBody,
+  resetBody,
+  signInBody,
+  verifyBody,
+  webhookBody
+} from "./DashboardBodies.js"
 import { clip, type Method } from "./Probe.js"
 import {
   badIdText,
@@ -34,9 +47,9 @@ import {
   junk,
   rejects
 } from "./Values.js"
-import { ADMIN, EVENT_TYPES, PUBLIC, WALLETS, type World } from "./World.js"
+import { ADMIN, DASHBOARD, EVENT_TYPES, PUBLIC, WALLETS, type World } from "./World.js"
 
-export type Api = "public" | "admin"
+export type Api = "public" | "admin" | "dashboard"
 
 /** Path parameters as encoded segments, with what is wrong with them when they are bad. */
 export interface Params {
@@ -137,6 +150,8 @@ export interface Declared {
   readonly hasPayload: boolean
   readonly query: ReadonlyArray<string>
   readonly policy: EndpointPolicy.Policy
+  /** Whether it needs credentials (the dashboard's forms before a session do not). */
+  readonly authenticated: boolean
 }
 
 /** Every endpoint of the server's API (public and admin), read from the API itself. */
@@ -144,20 +159,25 @@ export const DECLARED: ReadonlyArray<Declared> = (() => {
   const declared: Array<Declared> = []
   HttpApi.reflect(ServerApi, {
     onGroup: () => {},
-    onEndpoint: ({ endpoint, mergedAnnotations }) => {
+    onEndpoint: ({ endpoint, mergedAnnotations, middleware }) => {
       const query = Option.match(endpoint.urlParamsSchema, {
         onNone: () => [],
         onSome: (schema) => AST.getPropertySignatures(schema.ast).map((p) => String(p.name))
       })
       declared.push({
         key: `${endpoint.method} ${endpoint.path}`,
-        api: endpoint.path.startsWith(`${ADMIN}/`) ? "admin" : "public",
+        api: endpoint.path.startsWith(`${ADMIN}/`)
+          ? "admin"
+          : endpoint.path.startsWith(`${DASHBOARD}/`)
+          ? "dashboard"
+          : "public",
         method: endpoint.method as Method,
         template: endpoint.path,
         params: endpoint.path.split("/").filter((s) => s.startsWith(":")).map((s) => s.slice(1)),
         hasPayload: Option.isSome(endpoint.payloadSchema),
         query,
-        policy: EndpointPolicy.fromAnnotations(mergedAnnotations)
+        policy: EndpointPolicy.fromAnnotations(mergedAnnotations),
+        authenticated: middleware.size > 0
       })
     }
   })
@@ -316,11 +336,146 @@ const dataOf = (w: World): Readonly<Record<string, Data>> => {
       good: oneParam("order_number", fc.constantFrom(...allOrders), "order"),
       bad: oneParam("order_number", badOrderNumber(allOrders), "no order")
     },
+    ...dashboardData(w),
+    ...paymentsAdminData(w),
     [`POST ${ADMIN}/orders/:order_number/resolve`]: {
       good: oneParam("order_number", fc.constant(w.pendingOrder), "order"),
       bad: oneParam("order_number", badOrderNumber(allOrders), "no order"),
       body: resolveBody
     }
+  }
+}
+
+/** The fuzzing data of the operator's payment and email endpoints. */
+const paymentsAdminData = (w: World): Readonly<Record<string, Data>> => {
+  const payment = oneParam("payment_number", fc.constant(w.holder.paymentNumber), "payment")
+  const noPayment = oneParam(
+    "payment_number",
+    fc.oneof(junk, fc.stringMatching(/^PAY-[0-9A-Z]{12}$/), fc.constantFrom(".", ".."))
+      .filter((s) => s.length > 0 && s !== w.holder.paymentNumber && s.trim() !== w.holder.paymentNumber),
+    "no payment"
+  )
+  return {
+    [`GET ${ADMIN}/payments`]: {
+      query: [
+        ...pageParams(100),
+        enumParam("status", ["pending", "successful", "failed"]),
+        enumParam("method", ["mtn_momo", "telecel_cash", "airteltigo_money", "manual_transfer"]),
+        dateParam("from"),
+        dateParam("to"),
+        {
+          name: "account_id",
+          good: fc.constantFrom(...w.accountIds).map(String),
+          bad: badIntText(1, Number.MAX_SAFE_INTEGER),
+          odd: fc.bigInt({ min: 2n ** 31n, max: 2n ** 53n - 1n }).map(String)
+        }
+      ]
+    },
+    [`GET ${ADMIN}/payments/:payment_number`]: { good: payment, bad: noPayment },
+    [`POST ${ADMIN}/payments/:payment_number/approve`]: { good: payment, bad: noPayment },
+    [`POST ${ADMIN}/payments/:payment_number/decline`]: { good: payment, bad: noPayment, body: declineBody },
+    [`GET ${ADMIN}/emails`]: {
+      query: [
+        ...pageParams(100),
+        { name: "to", good: fc.constant("someone@example.com"), bad: fc.string({ minLength: 255, maxLength: 400 }) }
+      ]
+    }
+  }
+}
+
+/** The fuzzing data of the dashboard API's endpoints. */
+const dashboardData = (w: World): Readonly<Record<string, Data>> => {
+  const h = w.holder
+  const allOrders = [...w.richOrders, ...w.otherOrders].map((o) => o.orderNumber)
+  const holderKeys = w.keyIds.get(h.accountId) ?? [h.keyId]
+  const otherKeys = [...w.keyIds.entries()].filter(([a]) => a !== h.accountId).flatMap(([, keys]) => keys)
+  const badEvent = fc.oneof(
+    junk,
+    fc.stringMatching(/^evt_[0-9A-Za-z]{24}$/),
+    fc.constantFrom(".", "..")
+  ).filter((s) => s.length > 0 && s !== h.eventId && s.trim() !== h.eventId)
+  const event = oneParam("event_id", fc.constant(h.eventId), "event")
+  const noEvent = oneParam("event_id", badEvent, "no event of this account")
+  return {
+    [`POST ${DASHBOARD}/register`]: { body: registerBody },
+    [`POST ${DASHBOARD}/email/verify`]: { body: verifyBody },
+    [`POST ${DASHBOARD}/email/resend`]: { body: emailBody },
+    [`POST ${DASHBOARD}/session`]: { body: signInBody },
+    [`POST ${DASHBOARD}/password/forgot`]: { body: emailBody },
+    [`POST ${DASHBOARD}/password/reset`]: { body: resetBody },
+    [`POST ${DASHBOARD}/password`]: { body: changePasswordBody },
+    [`GET ${DASHBOARD}/networks/:network_id/bundles`]: {
+      good: oneParam("network_id", fc.constantFrom(...w.activeNetworks).map(String), "network"),
+      bad: oneParam(
+        "network_id",
+        fc.oneof(badId(w.activeNetworks), fc.constantFrom(...w.inactiveNetworks).map(String)),
+        "no active network"
+      )
+    },
+    [`POST ${DASHBOARD}/orders`]: { body: dashboardPlaceBody(w) },
+    [`GET ${DASHBOARD}/orders`]: {
+      query: [
+        ...pageParams(Order.MAX_PER_PAGE),
+        enumParam("status", ["pending", "successful", "failed"]),
+        { name: "reference", good: goodReference, bad: badReferenceText },
+        { name: "reference_prefix", good: goodReference, bad: badReferenceText },
+        { name: "phone_number", good: goodPhone, bad: badPhoneText },
+        dateParam("from"),
+        dateParam("to")
+      ]
+    },
+    [`GET ${DASHBOARD}/orders/:order_number`]: {
+      good: oneParam("order_number", fc.constant(h.orderNumber), "order"),
+      bad: oneParam(
+        "order_number",
+        fc.oneof(badOrderNumber([h.orderNumber]), fc.constantFrom(...allOrders)),
+        "no order of this account"
+      )
+    },
+    [`GET ${DASHBOARD}/ledger`]: {
+      query: [
+        ...pageParams(Order.MAX_PER_PAGE),
+        enumParam("wallet", WALLETS),
+        enumParam("reason", ["funding", "adjustment", "order", "refund"]),
+        dateParam("from"),
+        dateParam("to")
+      ]
+    },
+    [`POST ${DASHBOARD}/payments`]: { body: paymentBody },
+    [`GET ${DASHBOARD}/payments`]: {
+      query: [
+        ...pageParams(Order.MAX_PER_PAGE),
+        enumParam("status", ["pending", "successful", "failed"]),
+        enumParam("method", ["mtn_momo", "telecel_cash", "airteltigo_money", "manual_transfer"]),
+        dateParam("from"),
+        dateParam("to")
+      ]
+    },
+    [`GET ${DASHBOARD}/payments/:payment_number`]: {
+      good: oneParam("payment_number", fc.constant(h.paymentNumber), "payment"),
+      bad: oneParam(
+        "payment_number",
+        fc.oneof(junk, fc.stringMatching(/^PAY-[0-9A-Z]{12}$/), fc.constantFrom(".", ".."))
+          .filter((s) => s.length > 0 && s !== h.paymentNumber && s.trim() !== h.paymentNumber),
+        "no payment of this account"
+      )
+    },
+    [`POST ${DASHBOARD}/keys`]: { body: keyBody },
+    [`DELETE ${DASHBOARD}/keys/:key_id`]: {
+      good: oneParam("key_id", fc.constantFrom(...holderKeys).map(String), "key"),
+      bad: oneParam(
+        "key_id",
+        fc.oneof(badIdText, fc.constantFrom(...otherKeys.map(String)))
+          .filter((k) => k.length > 0 && !existsAmong(new Set(holderKeys))(k)),
+        "no key of this account"
+      )
+    },
+    [`PUT ${DASHBOARD}/webhook`]: { body: webhookBody },
+    [`GET ${DASHBOARD}/webhook/deliveries`]: {
+      query: [...pageParams(Order.MAX_PER_PAGE), enumParam("status", ["pending", "delivered", "failed"])]
+    },
+    [`GET ${DASHBOARD}/webhook/deliveries/:event_id`]: { good: event, bad: noEvent },
+    [`POST ${DASHBOARD}/webhook/deliveries/:event_id/resend`]: { good: event, bad: noEvent }
   }
 }
 
@@ -374,7 +529,7 @@ export const endpointsOf = (w: World): ReadonlyArray<Endpoint> => {
   })
 }
 
-export const prefixOf = (api: Api) => api === "public" ? PUBLIC : ADMIN
+export const prefixOf = (api: Api) => api === "public" ? PUBLIC : api === "dashboard" ? DASHBOARD : ADMIN
 
 export const fill = (endpoint: Endpoint, params: Params) =>
   prefixOf(endpoint.api) + endpoint.path.replace(/:(\w+)/g, (_, name: string) => params.values[name]!)

@@ -4,7 +4,7 @@
  */
 import fc from "fast-check"
 import { type BrokenBody, placeBody } from "./Bodies.js"
-import { badKeys, badTokens, validCredentials } from "./Credentials.js"
+import { badCredentialsOf, validCredentials } from "./Credentials.js"
 import { allowedAt, type Api, encode, endpointsOf } from "./Endpoints.js"
 import { badFraming } from "./Framing.js"
 import { unknownPath } from "./Paths.js"
@@ -24,7 +24,7 @@ export const wrongMethod = (w: World, api: Api) => {
     return fc.tuple(
       fc.constantFrom(...wrong),
       endpoint.good,
-      fc.oneof(fc.constant(validCredentials(w, api)), api === "public" ? badKeys(w) : badTokens(w)),
+      fc.oneof(fc.constant(validCredentials(w, api)), badCredentialsOf(w, api)),
       endpoint.body ?? placeBody(w)
     ).map(([method, params, creds, body]) =>
       request(endpoint, {
@@ -118,10 +118,10 @@ export const badBodies = (w: World, api: Api) =>
 
 /** Good requests but for their credentials: 401. */
 export const badCredentials = (w: World, api: Api) =>
-  fc.constantFrom(...endpointsOf(w).filter((e) => e.api === api)).chain((endpoint) =>
+  fc.constantFrom(...endpointsOf(w).filter((e) => e.api === api && e.declared.authenticated)).chain((endpoint) =>
     fc.tuple(
       endpoint.good,
-      api === "public" ? badKeys(w) : badTokens(w),
+      badCredentialsOf(w, api),
       endpoint.body ?? fc.constant(undefined)
     ).map(([params, creds, body]) => request(endpoint, { fault: "", params, credentials: creds, body, expect: [401] }))
   )
@@ -146,11 +146,53 @@ export const adminWithToken = (w: World) =>
     { weight: 2, arbitrary: refusedByState(w, "admin") }
   )
 
+export const dashboardWithSession = (w: World) =>
+  fc.oneof(
+    wrongMethod(w, "dashboard"),
+    unknownPath(w, "dashboard"),
+    { weight: 2, arbitrary: badParams(w, "dashboard") },
+    badQueries(w, "dashboard"),
+    { weight: 3, arbitrary: badBodies(w, "dashboard") },
+    { weight: 2, arbitrary: withoutCsrf(w) }
+  )
+
+/** A signed-in request that would change something, without its CSRF token or with a wrong one: 403. */
+export const withoutCsrf = (w: World) =>
+  fc.constantFrom(
+    ...endpointsOf(w).filter((e) => e.api === "dashboard" && e.declared.authenticated && e.method !== "GET")
+  ).chain((endpoint) =>
+    fc.tuple(
+      endpoint.good,
+      fc.oneof(
+        fc.constant<string | undefined>(undefined),
+        fc.constantFrom("", "x", w.holder.cookie, w.holder.csrf.slice(1), w.holder.csrf.toUpperCase())
+      ),
+      endpoint.body ?? fc.constant(undefined)
+    ).map(([params, csrf, body]) =>
+      request(endpoint, {
+        fault: csrf === undefined ? "no CSRF token" : `CSRF token ${JSON.stringify(csrf)}`,
+        params,
+        credentials: {
+          label: "a live session",
+          headers: {
+            cookie: `bundles_session=${w.holder.cookie}`,
+            ...(csrf === undefined ? {} : { "x-csrf-token": csrf })
+          }
+        },
+        body,
+        // A bad body may be refused first.
+        expect: body === undefined ? [403] : [403, 422]
+      })
+    )
+  )
+
 export const everything = (w: World) =>
   fc.oneof(
     publicWithKey(w),
     badCredentials(w, "public"),
     adminWithToken(w),
     badCredentials(w, "admin"),
+    dashboardWithSession(w),
+    badCredentials(w, "dashboard"),
     badFraming(w)
   )

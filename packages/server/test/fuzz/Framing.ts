@@ -2,7 +2,7 @@
  * Bodies the gateway refuses before anything else: wrong content type, malformed, too deep, too large.
  */
 import fc from "fast-check"
-import { badKeys, badTokens, validCredentials } from "./Credentials.js"
+import { badCredentialsOf, validCredentials } from "./Credentials.js"
 import { endpointsOf } from "./Endpoints.js"
 import { probe } from "./Probe.js"
 import { request } from "./Requests.js"
@@ -15,7 +15,7 @@ export const badFraming = (w: World) => {
     const limit = endpoint.declared.policy.bodyLimit
     const creds = fc.oneof(
       fc.constant(validCredentials(w, endpoint.api)),
-      endpoint.api === "public" ? badKeys(w) : badTokens(w)
+      badCredentialsOf(w, endpoint.api)
     )
     const base = endpoint.body!
     const contentType = fc.tuple(

@@ -3,12 +3,12 @@
  */
 import fc from "fast-check"
 import { placeBody } from "./Bodies.js"
-import { badKeys, badTokens, validCredentials } from "./Credentials.js"
+import { badCredentialsOf, validCredentials } from "./Credentials.js"
 import { type Api, endpointsOf, prefixOf, segment } from "./Endpoints.js"
 import { type Method, probe } from "./Probe.js"
 import { JSON_TYPE } from "./Requests.js"
 import { junk } from "./Values.js"
-import { ADMIN, PUBLIC, type World } from "./World.js"
+import { ADMIN, DASHBOARD, PUBLIC, type World } from "./World.js"
 
 /** Route shapes of both APIs (and the OpenAPI documents), to keep unknown paths unknown. */
 export const shapesOf = (w: World) => [
@@ -37,6 +37,11 @@ export const mayRoute = (shapes: ReadonlyArray<ReadonlyArray<string>>, path: str
 }
 
 export const VOCABULARY = [
+  "dashboard",
+  "session",
+  "payments",
+  "webhook",
+  "register",
   "api",
   "v1",
   "v2",
@@ -81,7 +86,7 @@ export const unknownPath = (w: World, api: Api) => {
     { maxLength: 6 }
   )
   const path = fc.tuple(
-    fc.constantFrom(PUBLIC, ADMIN, "", "/api", "/admin", "/api/v2", "/API/V1", "/admin/v2"),
+    fc.constantFrom(PUBLIC, ADMIN, DASHBOARD, "/api", "/admin", "/dashboard", "/api/v2", "/API/V1", "/admin/v2"),
     segments
   )
     .map(([prefix, parts]) => `${prefix}/${parts.join("/")}`)
@@ -101,7 +106,7 @@ export const unknownPath = (w: World, api: Api) => {
   return fc.tuple(
     target,
     fc.constantFrom<Method>("GET", "POST", "DELETE", "PATCH", "PUT", "OPTIONS"),
-    fc.oneof(fc.constant(validCredentials(w, api)), api === "public" ? badKeys(w) : badTokens(w)),
+    fc.oneof(fc.constant(validCredentials(w, api)), badCredentialsOf(w, api)),
     placeBody(w)
   ).map(([target, method, creds, body]) =>
     probe({

@@ -23,9 +23,20 @@ const canonical = (w: World, endpoint: Endpoint): fc.Arbitrary<Probe> =>
     // A mutation without a body (a new key, a revocation) is sent to a path that names nothing.
     endpoint.method === "GET" || endpoint.body !== undefined ? endpoint.good : endpoint.bad,
     endpoint.body ?? fc.constant(undefined)
-  ).map(([params, body]) =>
-    request(endpoint, { fault: "", params, credentials: validCredentials(w, endpoint.api), body, expect: [] })
-  )
+  ).map(([params, body]) => {
+    const credentials = validCredentials(w, endpoint.api)
+    // A dashboard mutation without a body or a path to break (sign-out, a new webhook secret) is
+    // sent without its CSRF token: refused alike, whatever the spelling.
+    const refused = endpoint.api === "dashboard" && endpoint.method !== "GET" && endpoint.body === undefined &&
+      endpoint.declared.params.length === 0
+    return request(endpoint, {
+      fault: refused ? "no CSRF token" : "",
+      params,
+      credentials: refused ? { label: "no CSRF token", headers: { cookie: credentials.headers.cookie! } } : credentials,
+      body,
+      expect: []
+    })
+  })
 
 /** Status, `success`, `code` and the top-level fields: what must match between two answers. */
 const envelopeOf = (r: Observed) => {

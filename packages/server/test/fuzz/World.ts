@@ -8,11 +8,12 @@ import { type HttpClient, HttpServer } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { assert } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
-import { ADMIN_TOKEN, adminClient, newAccount, resellerClient, seedCatalog, serverLayer } from "../Harness.js"
+import { ADMIN_TOKEN, adminClient, newAccount, raw, resellerClient, seedCatalog, serverLayer } from "../Harness.js"
 import { probe, send } from "./Probe.js"
 
 export const PUBLIC = "/api/v1"
 export const ADMIN = "/admin/v1"
+export const DASHBOARD = "/dashboard/v1"
 export const WALLETS = ["main", "referral", "agent"] as const
 export { EVENT_TYPES } from "@databundle/contract/EventTypes"
 
@@ -29,6 +30,18 @@ export interface PlacedOrder {
   readonly reference: string
 }
 
+/** A dashboard user signed in before fuzzing, with what its pages name. */
+export interface Holder {
+  readonly email: string
+  readonly accountId: number
+  readonly cookie: string
+  readonly csrf: string
+  readonly orderNumber: string
+  readonly paymentNumber: string
+  readonly keyId: number
+  readonly eventId: string
+}
+
 /** What the generators draw on: the accounts, keys, catalogue and orders set up before fuzzing. */
 export interface World {
   readonly port: number
@@ -39,6 +52,8 @@ export interface World {
   readonly other: Account
   /** An account with empty wallets. */
   readonly broke: Account
+  /** A signed-in dashboard user. */
+  readonly holder: Holder
   /** A key of `rich`, revoked. */
   readonly revokedKey: string
   /** The key of a suspended account. */
@@ -101,6 +116,12 @@ export const FINGERPRINT = `SELECT ${
     ),
     digest("ledger_entries", "t.*", "t.id"),
     digest("webhook_events", "t.id, t.account_id, t.type, t.body", "t.id"),
+    digest("users", "t.id, t.account_id, t.email, t.password_hash, t.email_verified_at", "t.id"),
+    digest(
+      "payments",
+      "t.id, t.payment_number, t.account_id, t.idempotency_key, t.method, t.amount, t.status, t.settled_at",
+      "t.id"
+    ),
     `(SELECT count(*) || '' FROM wallets w WHERE w.balance <> coalesce((SELECT sum(l.amount) FROM ledger_entries l ` +
     `WHERE l.account_id = w.account_id AND l.wallet = w.kind), 0)) AS wallets_off_ledger`
   ].join(",\n")
@@ -160,6 +181,58 @@ export const getJson = (port: number, path: string) =>
     )
   ).pipe(Effect.map((r) => JSON.parse(r.text)))
 
+/**
+ * A dashboard user: registered, verified by the emailed link, signed in, funded by the
+ * operator, with an order, a pending manual transfer, a key and a test webhook event (to a
+ * port where nothing listens, so it stays undelivered).
+ */
+const signUp = (bundleId: number) =>
+  Effect.gen(function*() {
+    const admin = yield* adminClient
+    const email = `fuzz-holder-${Date.now().toString(36)}@example.com`
+    const password = "fuzzing password"
+    const registered = yield* raw("POST", `${DASHBOARD}/register`, {
+      body: { name: "Fuzz Holder", email, phone: "0241234567", password }
+    })
+    assert.strictEqual(registered.status, 201, registered.text)
+    const { emails } = yield* admin.mailAdmin.list({ urlParams: { to: email } })
+    const token = /token=([A-Za-z0-9_-]+)/.exec(emails[0]!.link!)![1]!
+    assert.strictEqual((yield* raw("POST", `${DASHBOARD}/email/verify`, { body: { token } })).status, 200)
+    const signedIn = yield* raw("POST", `${DASHBOARD}/session`, { body: { email, password } })
+    assert.strictEqual(signedIn.status, 200, signedIn.text)
+    const cookie = /bundles_session=([^;]+)/.exec(signedIn.headers["set-cookie"]!)![1]!
+    const csrf: string = signedIn.json.csrf_token
+    const accountId: number = signedIn.json.account.id
+    const headers = { cookie: `bundles_session=${cookie}`, "x-csrf-token": csrf }
+    const call = (method: "POST" | "PUT", path: string, body: unknown, extra: Record<string, string> = {}) =>
+      Effect.tap(
+        raw(method, `${DASHBOARD}${path}`, { body, headers: { ...headers, ...extra } }),
+        (r) => assert.isBelow(r.status, 300, r.text)
+      )
+    yield* admin.wallets.fund({ headers: {}, path: { account_id: accountId as any }, payload: { amount: 10_000n } })
+    const order = yield* call("POST", "/orders", {
+      bundle_id: bundleId,
+      phone_number: "0241234567",
+      reference: "fuzz-holder-1"
+    })
+    const payment = yield* call("POST", "/payments", { method: "manual_transfer", amount: 10 }, {
+      "idempotency-key": "fuzz-holder-transfer"
+    })
+    const key = yield* call("POST", "/keys", { name: "fuzz" })
+    yield* call("PUT", "/webhook", { url: "http://127.0.0.1:9/fuzz-hook" })
+    const test = yield* call("POST", "/webhook/test", undefined)
+    return {
+      email,
+      accountId,
+      cookie,
+      csrf,
+      orderNumber: order.json.order.order_number,
+      paymentNumber: payment.json.payment.payment_number,
+      keyId: key.json.key.id,
+      eventId: test.json.delivery.event_id
+    } satisfies Holder
+  })
+
 /** Seeds the catalogue, creates the accounts, keys and orders, and takes the baseline. */
 export const setup = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -206,6 +279,8 @@ export const setup = Effect.gen(function*() {
   const otherOrders = [yield* place(other, buyable[0]!, "0201234567", "fuzz-other-1")]
   assert.deepStrictEqual(richOrders.map((o) => o.status), ["successful", "failed", "pending"])
 
+  const holder = yield* signUp(buyable[0]!)
+
   const events = yield* sql<{ id: string; account_id: number }>`SELECT id, account_id FROM webhook_events ORDER BY id`
   const eventsOf = (account: Account) => events.filter((e) => e.account_id === account.id).map((e) => e.id)
   const keys = yield* sql<{ id: number; account_id: number }>`SELECT id, account_id FROM api_keys ORDER BY id`
@@ -229,6 +304,7 @@ export const setup = Effect.gen(function*() {
     rich,
     other,
     broke,
+    holder,
     revokedKey: revoked.api_key,
     suspendedKey: suspended.key,
     accountIds: view.accounts.map((a) => a.id),
@@ -247,7 +323,7 @@ export const setup = Effect.gen(function*() {
     balances,
     priceGroups: catalog.price_groups,
     catalog: { price_groups: catalog.price_groups, networks: catalog.networks },
-    secrets: [ADMIN_TOKEN, rich.key, other.key, broke.key, suspended.key, revoked.api_key],
+    secrets: [ADMIN_TOKEN, rich.key, other.key, broke.key, suspended.key, revoked.api_key, holder.cookie],
     baseline,
     view,
     state: { last: baseline }
