@@ -48,6 +48,7 @@ const announce = (
       `  database:   ${
         kind === "postgres" ? "Postgres (DATABASE_URL)" : `embedded, in ${path.join(dataDir, "pgdata")}`
       }`,
+      `  dashboard:  ${base}/  (its API: ${base}/dashboard/v1; email links: bundles-server admin emails)`,
       `  public API: ${base}/api/v1  (OpenAPI: ${base}/api/v1/openapi.json)`,
       `  admin API:  ${base}/admin/v1  (token: ${
         configuredToken ? "BUNDLES_ADMIN_TOKEN" : AdminToken.tokenFile(dataDir)
@@ -164,14 +165,22 @@ const primary = (options: ServeOptions, count: number) =>
   }))
 
 /**
- * `--demo` is local development: webhooks may go to a receiver on this machine unless the
- * environment says otherwise. A fallback under the environment, so an explicit setting wins.
+ * `--demo` is local development: webhooks may go to a receiver on this machine, and dashboard
+ * email is written to the log as well as the outbox, unless the environment says otherwise. A fallback under the environment, so an explicit setting wins.
  */
 const demoDefaults = (demo: boolean) =>
   demo
     ? Layer.unwrapEffect(Effect.configProviderWith((current) =>
       Effect.succeed(Layer.setConfigProvider(current.pipe(
-        ConfigProvider.orElse(() => ConfigProvider.fromMap(new Map([["BUNDLES_WEBHOOK_ALLOW_PRIVATE", "1"]])))
+        ConfigProvider.orElse(() =>
+          ConfigProvider.fromMap(
+            new Map([
+              ["BUNDLES_WEBHOOK_ALLOW_PRIVATE", "1"],
+              // Dashboard email (verification and reset links) goes to the log too, for development.
+              ["BUNDLES_MAIL_LOG", "1"]
+            ])
+          )
+        )
       )))
     ))
     : Layer.empty

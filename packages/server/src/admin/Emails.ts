@@ -1,0 +1,37 @@
+/**
+ * `admin emails`: the outbox of email sent to dashboard users (verification and password
+ * reset links), newest first: without SMTP it is how those links reach people.
+ */
+import { AdminApi, type Mail } from "@databundle/contract"
+import { Command, Options } from "@effect/cli"
+import { Effect } from "effect"
+import type * as AdminClient from "../AdminClient.js"
+import { execute, request } from "./Call.js"
+import { listing, shared, type UrlParamsOf } from "./Options.js"
+import { date, pageLine } from "./Text.js"
+
+const emailsListing = listing<UrlParamsOf<AdminClient.Client["mailAdmin"]["list"]>>(
+  AdminApi.MailAdminGroup.endpoints.list
+)
+
+/** `admin emails`: the outbox, optionally for one address. */
+export const emails = Command.make("emails", {
+  ...shared,
+  to: Options.text("to").pipe(Options.withDescription("Only email to this address"), Options.optional),
+  ...emailsListing.options
+}, (options) =>
+  execute(
+    options,
+    emailsListing.params(options, { to: options.to }).pipe(
+      Effect.flatMap((urlParams) => request(options, (client) => client.mailAdmin.list({ urlParams })))
+    ),
+    AdminApi.MailPage,
+    ({ emails, pagination }) =>
+      emails.length === 0 ? ["No email."] : [
+        ...emails.flatMap((mail: Mail.OutboxMail) => [
+          `${date(mail.created_at)}  ${mail.to}  ${mail.kind}: ${mail.subject}`,
+          ...(mail.link === null ? [] : [`  ${mail.link}`])
+        ]),
+        pageLine(pagination, "emails")
+      ]
+  )).pipe(Command.withDescription("Email sent to dashboard users (verification and reset links), newest first"))
