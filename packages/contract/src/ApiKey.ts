@@ -65,3 +65,12 @@ export const AccountDetail = Schema.Struct({
 
 /** The type of `AccountDetail`. */
 export type AccountDetail = typeof AccountDetail.Type
+
+/** A key as its holder lists it in the dashboard: with the name they gave it (null for the operator's). */
+export const NamedApiKey = Schema.Struct({
+  ...ApiKeyView.fields,
+  name: Schema.NullOr(Schema.String)
+}).annotations({ identifier: "NamedApiKey" })
+
+/** The type of `NamedApiKey`. */
+export type NamedApiKey = typeof NamedApiKey.Type

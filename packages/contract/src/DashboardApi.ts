@@ -21,26 +21,19 @@ import {
   Unauthorized,
   ValidationError
 } from "./ApiError.js"
-import { ApiKeyId, ApiKeyNotFound, ApiKeyView } from "./ApiKey.js"
+import { ApiKeyId, ApiKeyNotFound, NamedApiKey } from "./ApiKey.js"
+import * as Attention from "./Attention.js"
 import { Bundle, BundleUnavailable } from "./Bundle.js"
 import { Delivery, DeliveryNotFound, ListDeliveriesParams } from "./DeliveryLog.js"
 import { CarriesSecret, RateLimitScopes } from "./EndpointPolicy.js"
 import { IdempotencyKey } from "./Idempotency.js"
-import { integerParam, IntegerText } from "./Identifier.js"
-import { LedgerEntry, LedgerReason } from "./Ledger.js"
+import { IntegerText } from "./Identifier.js"
 import { Cedis } from "./Money.js"
 import { Network, NetworkId, NetworkNotFound } from "./Network.js"
-import { DateBound, ListOrdersParams, Order, OrderNotFound, Pagination, PlaceOrderPayload, Reference } from "./Order.js"
-import { MAX_PER_PAGE } from "./OrderTerms.js"
-import {
-  CreatePaymentPayload,
-  ListPaymentsParams,
-  Payment,
-  PaymentMethodInfo,
-  PaymentNotFound,
-  PaymentNumber
-} from "./Payment.js"
+import { ListOrdersParams, Order, OrderNotFound, Pagination, PlaceOrderPayload, Reference } from "./Order.js"
+import { CreatePaymentPayload, ListPaymentsParams, Payment, PaymentMethodInfo, PaymentNotFound } from "./Payment.js"
 import { DashboardAuth } from "./Session.js"
+import * as Statement from "./Statement.js"
 import { text } from "./Text.js"
 import {
   AccountView,
@@ -53,10 +46,22 @@ import {
   UserView,
   VerifyEmailPayload
 } from "./User.js"
-import { Balance, InsufficientBalance, WalletKind } from "./Wallet.js"
+import { Balance, InsufficientBalance } from "./Wallet.js"
 
 /** The path prefix of the dashboard API. */
 export const DASHBOARD_PREFIX = "/dashboard/v1"
+
+/** Something on the home page that needs the holder's attention (`Attention.AttentionItem`). */
+export const AttentionItem = Attention.AttentionItem
+
+/** A ledger entry with the payment it came from (`Statement.StatementEntry`). */
+export const DashboardLedgerEntry = Statement.StatementEntry
+
+/** Query parameters of GET /ledger (`Statement.StatementParams`). */
+export const LedgerParams = Statement.StatementParams
+
+/** An API key with its name (`ApiKey.NamedApiKey`). */
+export const DashboardApiKey = NamedApiKey
 
 /** A plain acknowledgement: `{ success: true, message }`. */
 export const Done = Schema.Struct({ success: Succeeded, message: Schema.String })
@@ -71,17 +76,6 @@ export const SessionResponse = Schema.Struct({
   }),
   expires_at: Schema.Date
 })
-
-/** Something on the home page that needs the holder's attention. */
-export const AttentionItem = Schema.Union(
-  Schema.Struct({ kind: Schema.Literal("pending_orders"), count: Schema.Int }),
-  Schema.Struct({ kind: Schema.Literal("pending_payments"), count: Schema.Int }),
-  Schema.Struct({ kind: Schema.Literal("failed_webhook_deliveries"), count: Schema.Int }),
-  Schema.Struct({ kind: Schema.Literal("low_balance"), balance: Cedis, threshold: Cedis })
-).annotations({ identifier: "AttentionItem" })
-
-/** The type of `AttentionItem`. */
-export type AttentionItem = typeof AttentionItem.Type
 
 /** 200 of GET /home. */
 export const HomeResponse = Schema.Struct({
@@ -126,25 +120,6 @@ export const OrderResponse = Schema.Struct({ success: Succeeded, order: Order })
 /** 200 of GET /orders. */
 export const OrdersPage = Schema.Struct({ success: Succeeded, orders: Schema.Array(Order), pagination: Pagination })
 
-/** A ledger entry as the dashboard shows it: with the payment it came from, if any. */
-export const DashboardLedgerEntry = Schema.Struct({
-  ...LedgerEntry.fields,
-  payment_number: Schema.NullOr(PaymentNumber)
-}).annotations({ identifier: "DashboardLedgerEntry" })
-
-/** Query parameters of GET /ledger. */
-export const LedgerParams = Schema.Struct({
-  page: Schema.optional(integerParam(1, 1_000_000)),
-  per_page: Schema.optional(integerParam(1, MAX_PER_PAGE)),
-  wallet: Schema.optional(WalletKind),
-  reason: Schema.optional(LedgerReason),
-  from: Schema.optional(DateBound),
-  to: Schema.optional(DateBound)
-}).annotations({ parseOptions: { errors: "all" } })
-
-/** The type of `LedgerParams`. */
-export type LedgerParams = typeof LedgerParams.Type
-
 /** 200 of GET /ledger. */
 export const LedgerPage = Schema.Struct({
   success: Succeeded,
@@ -172,15 +147,6 @@ export const PaymentsPage = Schema.Struct({
   payments: Schema.Array(Payment),
   pagination: Pagination
 })
-
-/** An API key as the dashboard lists it: with the name its holder gave it. */
-export const DashboardApiKey = Schema.Struct({
-  ...ApiKeyView.fields,
-  name: Schema.NullOr(Schema.String)
-}).annotations({ identifier: "DashboardApiKey" })
-
-/** The type of `DashboardApiKey`. */
-export type DashboardApiKey = typeof DashboardApiKey.Type
 
 /** The body of POST /keys. */
 export const CreateKeyPayload = Schema.Struct({ name: text(64) }).annotations({ parseOptions: { errors: "all" } })

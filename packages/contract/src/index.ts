@@ -10,6 +10,8 @@ export * as AdminApi from "./AdminApi.js"
 export * as ApiError from "./ApiError.js"
 /** API keys and the `x-api-key` middleware. */
 export * as ApiKey from "./ApiKey.js"
+/** What needs an account holder's attention. */
+export * as Attention from "./Attention.js"
 /** Bundles. */
 export * as Bundle from "./Bundle.js"
 /** The catalogue file format. */
@@ -54,6 +56,8 @@ export * as RateLimit from "./RateLimit.js"
 export * as ResellerApi from "./ResellerApi.js"
 /** Dashboard sessions: the cookie, the CSRF header, the middleware. */
 export * as Session from "./Session.js"
+/** The account holder's statement: the ledger with its payments. */
+export * as Statement from "./Statement.js"
 /** Free text from requests. */
 export * as Text from "./Text.js"
 /** Upstreams and the catalogue sync. */

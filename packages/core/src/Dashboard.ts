@@ -7,11 +7,12 @@ import {
   type Account,
   ApiError,
   ApiKey,
-  type DashboardApi,
+  type Attention,
   DeliveryLog,
   type Ledger,
   Order as OrderContract,
   type Payment,
+  type Statement,
   type Wallet as WalletContract,
   Webhook
 } from "@databundle/contract"
@@ -62,7 +63,7 @@ interface EventRow {
 
 const decodeKeyId = Schema.decodeSync(ApiKey.ApiKeyId)
 
-const toKey = (row: KeyRow): DashboardApi.DashboardApiKey => ({
+const toKey = (row: KeyRow): ApiKey.NamedApiKey => ({
   id: decodeKeyId(row.id),
   name: row.name,
   prefix: row.prefix,
@@ -71,9 +72,9 @@ const toKey = (row: KeyRow): DashboardApi.DashboardApiKey => ({
   revoked_at: row.revoked_at
 })
 
-// `last_error` of a failed attempt that got an answer reads "... status 503 ..." from the transport.
+// `last_error` of an attempt that got an answer other than 2xx reads "StatusCode: non 2xx status code (503 POST ...)".
 const statusOf = (error: string | null): number | null => {
-  const match = error === null ? null : /\b(?:status(?: code)?:?\s*)([1-5]\d\d)\b/i.exec(error)
+  const match = error === null ? null : /status code\D{0,3}([1-5]\d\d)\b/i.exec(error)
   return match === null ? null : Number(match[1])
 }
 
@@ -132,7 +133,7 @@ export class Dashboard extends Effect.Service<Dashboard>()("core/Dashboard", {
           (SELECT count(*) FROM webhook_events WHERE account_id = ${accountId} AND delivered_at IS NULL
             AND (abandoned_at IS NOT NULL OR last_error IS NOT NULL)) AS failed_deliveries
       `)
-      const attention: Array<DashboardApi.AttentionItem> = []
+      const attention: Array<Attention.AttentionItem> = []
       const pendingOrders = Number(counts!.pending_orders)
       const pendingPayments = yield* payments.pendingCount(accountId)
       const failed = Number(counts!.failed_deliveries)
@@ -148,7 +149,7 @@ export class Dashboard extends Effect.Service<Dashboard>()("core/Dashboard", {
     /** The ledger, newest first, with the order or payment each entry came from. */
     const ledger = Effect.fn("Dashboard.ledger")(function*(
       accountId: Account.AccountId,
-      query: DashboardApi.LedgerParams
+      query: Statement.StatementParams
     ) {
       const conditions = [sql`l.account_id = ${accountId}`]
       if (query.wallet !== undefined) conditions.push(sql`l.wallet = ${query.wallet}`)

@@ -8,6 +8,7 @@ import { targets } from "@databundle/core/testing"
 import { HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect, Layer, Logger, LogLevel } from "effect"
+import * as http from "node:http"
 import { adminClient, raw, type RawOptions, resellerClient, seedCatalog, serverLayer } from "./Harness.js"
 
 const PREFIX = DashboardApi.DASHBOARD_PREFIX
@@ -92,6 +93,36 @@ const newUser = Effect.gen(function*() {
   assert.strictEqual(response.status, 200, response.text)
   return { cookie: sessionCookie(response.headers["set-cookie"]), csrf: response.json.csrf_token, email } as Browser
 })
+
+/** A webhook receiver on 127.0.0.1 answering every request with `status`; it records what it got. */
+const receiver = (status: number) =>
+  Effect.acquireRelease(
+    Effect.promise(async () => {
+      const hits: Array<{ headers: http.IncomingHttpHeaders; body: string }> = []
+      const server = http.createServer((request, response) => {
+        let body = ""
+        request.on("data", (chunk) => (body += chunk))
+        request.on("end", () => {
+          hits.push({ headers: request.headers, body })
+          response.writeHead(status).end()
+        })
+      })
+      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+      const port = (server.address() as { port: number }).port
+      return { url: `http://127.0.0.1:${port}/hooks`, hits, server }
+    }),
+    ({ server }) => Effect.promise(() => new Promise<void>((resolve) => server.close(() => resolve())))
+  )
+
+const waitFor = <A>(check: Effect.Effect<A | undefined, never, any>) =>
+  Effect.gen(function*() {
+    for (let i = 0; i < 100; i++) {
+      const found = yield* check
+      if (found !== undefined) return found
+      yield* Effect.sleep("100 millis")
+    }
+    return assert.fail("waited 10 s in vain")
+  })
 
 const quiet = <A, E, R>(self: Layer.Layer<A, E, R>) =>
   self.pipe(Layer.provide(Logger.minimumLogLevel(LogLevel.Warning)))
@@ -414,6 +445,84 @@ for (const target of targets) {
           assert.strictEqual(unknown.status, 401)
         }))
 
+      it.scoped("sets a webhook URL, reveals and rotates its secret, sends a test event, logs and resends deliveries", () =>
+        Effect.gen(function*() {
+          const browser = yield* newUser
+          const failing = yield* receiver(503)
+          const none = (yield* call(browser, "GET", "/webhook")).json
+          assert.deepStrictEqual({ url: none.url, has_secret: none.has_secret }, { url: null, has_secret: false })
+          assert.strictEqual((yield* call(browser, "POST", "/webhook/test")).status, 422)
+          assert.strictEqual((yield* call(browser, "POST", "/webhook/secret")).status, 422)
+
+          const set = yield* call(browser, "PUT", "/webhook", { body: { url: failing.url } })
+          assert.strictEqual(set.status, 200)
+          assert.isTrue(set.json.has_secret)
+          const revealed = yield* call(browser, "POST", "/webhook/secret")
+          assert.strictEqual(revealed.headers["cache-control"], "no-store")
+          const secret: string = revealed.json.secret
+          assert.match(secret, /^whsec_/)
+
+          const test = yield* call(browser, "POST", "/webhook/test")
+          assert.strictEqual(test.status, 202)
+          const eventId: string = test.json.delivery.event_id
+          const failed = yield* waitFor(Effect.map(
+            call(browser, "GET", `/webhook/deliveries/${eventId}`),
+            (r) => r.json.delivery.attempts > 0 && r.json.delivery.last_error !== null ? r.json.delivery : undefined
+          ))
+          assert.strictEqual(failed.status, "pending")
+          assert.isNotNull(failed.next_attempt_at)
+          assert.strictEqual(failed.last_status_code, 503)
+          assert.strictEqual(failing.hits[0]!.headers["x-webhook-event"], "webhook.test")
+          const home = (yield* call(browser, "GET", "/home")).json
+          assert.deepInclude(home.attention, { kind: "failed_webhook_deliveries", count: 1 })
+
+          // Rotation: the old secret stops, a new one signs; resend delivers again at once.
+          const rotated = (yield* call(browser, "POST", "/webhook/secret/rotate")).json.secret
+          assert.notStrictEqual(rotated, secret)
+          const working = yield* receiver(204)
+          yield* call(browser, "PUT", "/webhook", { body: { url: working.url } })
+          const resent = yield* call(browser, "POST", `/webhook/deliveries/${eventId}/resend`)
+          assert.strictEqual(resent.status, 202)
+          const delivered = yield* waitFor(Effect.map(
+            call(browser, "GET", `/webhook/deliveries/${eventId}`),
+            (r) => r.json.delivery.status === "delivered" ? r.json.delivery : undefined
+          ))
+          assert.isNull(delivered.next_attempt_at)
+          assert.strictEqual(working.hits.length, 1)
+          assert.strictEqual(working.hits[0]!.headers["x-webhook-id"], eventId)
+          const list = (yield* call(browser, "GET", "/webhook/deliveries?status=delivered")).json
+          assert.deepStrictEqual(list.deliveries.map((d: any) => d.event_id), [eventId])
+
+          const other = yield* newUser
+          assert.strictEqual((yield* call(other, "GET", `/webhook/deliveries/${eventId}`)).status, 404)
+          assert.strictEqual((yield* call(other, "POST", `/webhook/deliveries/${eventId}/resend`)).status, 404)
+          const off = yield* call(browser, "PUT", "/webhook", { body: { url: null } })
+          assert.isNull(off.json.url)
+        }))
+
+      it.effect("changes the password with the current one, ending the other sessions", () =>
+        Effect.gen(function*() {
+          const browser = yield* newUser
+          const second = yield* signIn(browser.email)
+          const other: Browser = {
+            cookie: sessionCookie(second.headers["set-cookie"]),
+            csrf: second.json.csrf_token,
+            email: browser.email
+          }
+          const wrong = yield* call(browser, "POST", "/password", {
+            body: { current_password: "not my password", new_password: "a brand new password" }
+          })
+          assert.strictEqual(wrong.status, 422)
+          assert.isArray(wrong.json.errors.current_password)
+          const changed = yield* call(browser, "POST", "/password", {
+            body: { current_password: PASSWORD, new_password: "a brand new password" }
+          })
+          assert.strictEqual(changed.status, 200)
+          assert.strictEqual((yield* call(browser, "GET", "/session")).status, 200)
+          assert.strictEqual((yield* call(other, "GET", "/session")).status, 401)
+          assert.strictEqual((yield* signIn(browser.email, "a brand new password")).status, 200)
+        }))
+
       it.effect("signs out; resets a forgotten password by the emailed link, ending every session", () =>
         Effect.gen(function*() {
           const browser = yield* newUser
@@ -451,6 +560,25 @@ for (const target of targets) {
             body: { token, password: "another long password" }
           })
           assert.strictEqual(reused.status, 422)
+        }))
+    })
+
+    layer(quiet(serverLayer(target, { BUNDLES_DASHBOARD_LIMITS: "access=3" })), {
+      timeout: 60_000,
+      excludeTestServices: true
+    })((it) => {
+      it.effect("limits the anonymous forms per address; refused ones send nothing", () =>
+        Effect.gen(function*() {
+          const email = freshEmail()
+          for (let i = 0; i < 3; i++) {
+            assert.strictEqual((yield* call(undefined, "POST", "/email/resend", { body: { email } })).status, 200)
+          }
+          const refused = yield* register(email)
+          assert.strictEqual(refused.status, 429)
+          assert.isString(refused.headers["retry-after"])
+          const admin = yield* adminClient
+          const { emails } = yield* admin.mailAdmin.list({ urlParams: { to: email } })
+          assert.deepStrictEqual(emails, [], "the refused registration emailed nobody")
         }))
     })
   })
