@@ -10,6 +10,7 @@ import { Schema } from "effect"
 import { WebhookUrl } from "./Account.js"
 import {
   BadRequest,
+  Conflict,
   Forbidden,
   MethodNotAllowed,
   NotFound,
@@ -24,7 +25,7 @@ import {
 import { ApiKeyId, ApiKeyNotFound, NamedApiKey } from "./ApiKey.js"
 import * as Attention from "./Attention.js"
 import { Bundle, BundleUnavailable } from "./Bundle.js"
-import { Delivery, DeliveryNotFound, ListDeliveriesParams } from "./DeliveryLog.js"
+import { Delivery, DeliveryNotFound, ListDeliveriesParams, TestEventPayload } from "./DeliveryLog.js"
 import { CarriesSecret, RateLimitScopes } from "./EndpointPolicy.js"
 import { IdempotencyKey } from "./Idempotency.js"
 import { IntegerText } from "./Identifier.js"
@@ -381,8 +382,12 @@ export class WebhooksGroup extends HttpApiGroup.make("dashboardWebhooks")
   )
   .add(
     HttpApiEndpoint.post("sendTest", "/webhook/test")
+      .setPayload(TestEventPayload)
       .addSuccess(DeliveryResponse, { status: 202 })
-      .annotate(OpenApi.Summary, "Queue a webhook.test event to the URL")
+      .annotate(
+        OpenApi.Summary,
+        "Queue a test event of a type (marked test: true, describing nothing real) to the URL; 422 without a URL"
+      )
   )
   .add(
     HttpApiEndpoint.get("deliveries", "/webhook/deliveries")
@@ -400,7 +405,11 @@ export class WebhooksGroup extends HttpApiGroup.make("dashboardWebhooks")
       .setPath(Schema.Struct({ event_id: Schema.String }))
       .addSuccess(DeliveryResponse, { status: 202 })
       .addError(DeliveryNotFound)
-      .annotate(OpenApi.Summary, "Deliver the event again now (a new attempt, the same event id)")
+      .addError(Conflict)
+      .annotate(
+        OpenApi.Summary,
+        "Deliver the event again now to the current URL (the same event id); 409 while an attempt is in flight"
+      )
   )
   .middleware(DashboardAuth)
 {}

@@ -35,13 +35,6 @@ export const STANDARD_TIMESTAMP_HEADER = "webhook-timestamp"
 /** The Standard Webhooks signature header: `v1,<base64>`. */
 export const STANDARD_SIGNATURE_HEADER = "webhook-signature"
 
-/**
- * The type of the test event the dashboard sends on request: `{ id, type: "webhook.test",
- * created_at, data: { account_id, message } }`, signed like every other. It is not one of
- * the `WebhookEvent` union's business events; a receiver should answer 2xx and ignore it.
- */
-export const TEST_EVENT_TYPE = "webhook.test"
-
 /** An event's id: `evt_` and random characters; deduplicate deliveries on it. */
 export const EventId = Schema.String.pipe(Schema.pattern(/^evt_[0-9A-Za-z]+$/), Schema.brand("WebhookEventId"))
 

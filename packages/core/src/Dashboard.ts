@@ -59,6 +59,7 @@ interface EventRow {
   readonly abandoned_at: Date | null
   readonly created_at: Date
   readonly webhook_url: string | null
+  readonly leased: boolean
 }
 
 const decodeKeyId = Schema.decodeSync(ApiKey.ApiKeyId)
@@ -79,26 +80,26 @@ const statusOf = (error: string | null): number | null => {
 }
 
 const toDelivery = (row: EventRow): DeliveryLog.Delivery => {
-  const status: DeliveryLog.DeliveryStatus = row.delivered_at !== null
+  const finished = row.attempts - (row.leased ? 1 : 0)
+  const state: DeliveryLog.DeliveryState = row.delivered_at !== null
     ? "delivered"
     : row.abandoned_at !== null
-    ? "failed"
+    ? "abandoned"
+    : finished > 0
+    ? "retrying"
     : "pending"
-  const lastAttemptAt = row.delivered_at ?? row.abandoned_at
   return {
-    event_id: row.id as Webhook.EventId,
-    type: row.type,
-    status,
-    url: row.webhook_url,
+    id: row.id as Webhook.EventId,
+    event_type: row.type,
+    url: row.attempts > 0 ? row.webhook_url : null,
+    state,
     attempts: row.attempts,
-    last_status_code: statusOf(row.last_error),
+    last_status: statusOf(row.last_error),
     last_error: row.last_error,
-    next_attempt_at: status === "pending" ? row.next_attempt_at : null,
+    last_attempt_at: row.delivered_at ?? row.abandoned_at,
+    next_attempt_at: state === "pending" || state === "retrying" ? row.next_attempt_at : null,
     delivered_at: row.delivered_at,
-    created_at: row.created_at,
-    attempt_log: row.attempts > 0 && lastAttemptAt !== null
-      ? [{ at: lastAttemptAt, status_code: statusOf(row.last_error), error: row.last_error }]
-      : []
+    created_at: row.created_at
   }
 }
 
@@ -243,7 +244,7 @@ export class Dashboard extends Effect.Service<Dashboard>()("core/Dashboard", {
     const eventRows = (accountId: number, where: ReturnType<typeof sql.and>, page: Page.Page) =>
       orDie(sql<EventRow>`
         SELECT e.id, e.type, e.attempts, e.last_error, e.next_attempt_at, e.delivered_at, e.abandoned_at, e.created_at,
-          a.webhook_url
+          a.webhook_url, coalesce(e.leased_until > now(), false) AS leased
         FROM webhook_events e JOIN accounts a ON a.id = e.account_id
         WHERE e.account_id = ${accountId} AND ${where}
         ORDER BY e.created_at DESC, e.id DESC
@@ -253,16 +254,17 @@ export class Dashboard extends Effect.Service<Dashboard>()("core/Dashboard", {
     /** The delivery log, newest first. */
     const deliveries = Effect.fn("Dashboard.deliveries")(function*(
       accountId: Account.AccountId,
-      query: typeof DeliveryLog.ListDeliveriesParams.Type
+      query: DeliveryLog.ListDeliveriesParams
     ) {
-      const condition = query.status === "delivered"
-        ? sql`e.delivered_at IS NOT NULL`
-        : query.status === "failed"
-        ? sql`e.delivered_at IS NULL AND e.abandoned_at IS NOT NULL`
-        : query.status === "pending"
-        ? sql`e.delivered_at IS NULL AND e.abandoned_at IS NULL`
-        : sql`true`
-      const where = sql.and([condition])
+      const conditions = [sql`true`]
+      if (query.type !== undefined) conditions.push(sql`e.type = ${query.type}`)
+      const open = sql`e.delivered_at IS NULL AND e.abandoned_at IS NULL`
+      const tried = sql`e.attempts - (CASE WHEN e.leased_until > now() THEN 1 ELSE 0 END)`
+      if (query.state === "delivered") conditions.push(sql`e.delivered_at IS NOT NULL`)
+      if (query.state === "abandoned") conditions.push(sql`e.abandoned_at IS NOT NULL`)
+      if (query.state === "pending") conditions.push(sql`${open} AND ${tried} = 0`)
+      if (query.state === "retrying") conditions.push(sql`${open} AND ${tried} > 0`)
+      const where = sql.and(conditions)
       const page = Page.resolve(query, OrderContract.DEFAULT_PER_PAGE)
       const [count] = yield* orDie(sql<{ total: string }>`
         SELECT count(*) AS total FROM webhook_events e WHERE e.account_id = ${accountId} AND ${where}
@@ -281,35 +283,69 @@ export class Dashboard extends Effect.Service<Dashboard>()("core/Dashboard", {
       return toDelivery(row)
     })
 
-    /** Delivers an event again as soon as the worker can: the same id, one more attempt. */
+    /**
+     * Delivers an event again, now, to the account's current URL: the same id, its attempts
+     * counted afresh. A 409 while an attempt of it is in flight, or without a URL.
+     */
     const resend = Effect.fn("Dashboard.resend")(function*(accountId: Account.AccountId, eventId: string) {
       const rows = yield* orDie(sql`
-        UPDATE webhook_events SET delivered_at = NULL, abandoned_at = NULL, next_attempt_at = now(),
-          leased_until = NULL
-        WHERE id = ${eventId} AND account_id = ${accountId}
-          AND (leased_until IS NULL OR leased_until <= now())
-        RETURNING id
+        UPDATE webhook_events e SET delivered_at = NULL, abandoned_at = NULL, next_attempt_at = now(), attempts = 0
+        FROM accounts a
+        WHERE e.id = ${eventId} AND e.account_id = ${accountId} AND a.id = e.account_id AND a.webhook_url IS NOT NULL
+          AND (e.leased_until IS NULL OR e.leased_until <= now())
+        RETURNING e.id
       `)
       if (rows.length === 0) {
-        // Unknown, or an attempt in flight right now: the latter is already being sent.
-        yield* delivery(accountId, eventId)
+        const current = yield* delivery(accountId, eventId)
+        return yield* new ApiError.Conflict({
+          message: current.state === "pending" || current.state === "retrying"
+            ? "An attempt of this delivery is in flight; resend it once it has finished"
+            : "The account has no webhook URL to deliver to; set one first"
+        })
       }
       return yield* delivery(accountId, eventId)
     })
 
-    /** Queues a `webhook.test` event to the account's URL (a 422 on `url` without one). */
-    const sendTest = Effect.fn("Dashboard.sendTest")(function*(accountId: Account.AccountId) {
+    /**
+     * Queues a test event of a type to the account's URL (a 422 on `url` without one): marked
+     * `test: true`, with data that describes nothing real.
+     */
+    const sendTest = Effect.fn("Dashboard.sendTest")(function*(
+      accountId: Account.AccountId,
+      type: (typeof DeliveryLog.EVENT_TYPES)[number]
+    ) {
       const id = Tokens.eventId()
       const now = new Date(yield* Clock.currentTimeMillis)
+      const balance = (yield* balanceOf(accountId)).main
+      const order = {
+        order_number: Tokens.orderNumber(),
+        bundle: "Test bundle",
+        network: "Test network",
+        phone_number: "0240000000",
+        amount_paid: 1,
+        status: type === "order.failed" ? "failed" : "successful",
+        reference: "test-event",
+        created_at: now.toISOString()
+      }
+      const movement = {
+        account_id: accountId,
+        wallet: "main",
+        amount: 1,
+        balance: Number(balance) / 100,
+        reason: "adjustment",
+        order_number: null,
+        note: "Test event: no money moved"
+      }
       const body = JSON.stringify({
         id,
-        type: Webhook.TEST_EVENT_TYPE,
+        type,
         created_at: now.toISOString(),
-        data: { account_id: accountId, message: "A test event from the dashboard" }
+        test: true,
+        data: type.startsWith("order.") ? order : movement
       })
       const rows = yield* orDie(sql`
         INSERT INTO webhook_events (id, account_id, type, body)
-        SELECT ${id}, id, ${Webhook.TEST_EVENT_TYPE}, ${body} FROM accounts
+        SELECT ${id}, id, ${type}, ${body} FROM accounts
         WHERE id = ${accountId} AND webhook_url IS NOT NULL
         RETURNING id
       `)

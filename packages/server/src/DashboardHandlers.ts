@@ -249,9 +249,13 @@ export const WebhooksLive = HttpApiBuilder.group(ServerApi, "dashboardWebhooks",
       .handle("rotateSecret", () =>
         Effect.map(Effect.flatMap(account, dashboard.rotateSecret), (secret) =>
           ok({ secret })))
-      .handle("sendTest", () =>
-        Effect.map(Effect.flatMap(account, dashboard.sendTest), (delivery) =>
-          ok({ delivery })))
+      .handle("sendTest", ({ payload }) =>
+        Effect.map(
+          Effect.flatMap(account, (id) =>
+            dashboard.sendTest(id, payload.type)),
+          (delivery) =>
+            ok({ delivery })
+        ))
       .handle("deliveries", ({ urlParams }) =>
         Effect.map(
           Effect.flatMap(account, (id) => dashboard.deliveries(id, urlParams)),

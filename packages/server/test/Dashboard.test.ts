@@ -451,7 +451,10 @@ for (const target of targets) {
           const failing = yield* receiver(503)
           const none = (yield* call(browser, "GET", "/webhook")).json
           assert.deepStrictEqual({ url: none.url, has_secret: none.has_secret }, { url: null, has_secret: false })
-          assert.strictEqual((yield* call(browser, "POST", "/webhook/test")).status, 422)
+          assert.strictEqual(
+            (yield* call(browser, "POST", "/webhook/test", { body: { type: "order.successful" } })).status,
+            422
+          )
           assert.strictEqual((yield* call(browser, "POST", "/webhook/secret")).status, 422)
 
           const set = yield* call(browser, "PUT", "/webhook", { body: { url: failing.url } })
@@ -462,17 +465,18 @@ for (const target of targets) {
           const secret: string = revealed.json.secret
           assert.match(secret, /^whsec_/)
 
-          const test = yield* call(browser, "POST", "/webhook/test")
+          const test = yield* call(browser, "POST", "/webhook/test", { body: { type: "wallet.funded" } })
           assert.strictEqual(test.status, 202)
-          const eventId: string = test.json.delivery.event_id
+          const eventId: string = test.json.delivery.id
           const failed = yield* waitFor(Effect.map(
             call(browser, "GET", `/webhook/deliveries/${eventId}`),
             (r) => r.json.delivery.attempts > 0 && r.json.delivery.last_error !== null ? r.json.delivery : undefined
           ))
-          assert.strictEqual(failed.status, "pending")
+          assert.strictEqual(failed.state, "retrying")
           assert.isNotNull(failed.next_attempt_at)
-          assert.strictEqual(failed.last_status_code, 503)
-          assert.strictEqual(failing.hits[0]!.headers["x-webhook-event"], "webhook.test")
+          assert.strictEqual(failed.last_status, 503)
+          assert.strictEqual(failing.hits[0]!.headers["x-webhook-event"], "wallet.funded")
+          assert.isTrue(JSON.parse(failing.hits[0]!.body).test)
           const home = (yield* call(browser, "GET", "/home")).json
           assert.deepInclude(home.attention, { kind: "failed_webhook_deliveries", count: 1 })
 
@@ -485,19 +489,20 @@ for (const target of targets) {
           assert.strictEqual(resent.status, 202)
           const delivered = yield* waitFor(Effect.map(
             call(browser, "GET", `/webhook/deliveries/${eventId}`),
-            (r) => r.json.delivery.status === "delivered" ? r.json.delivery : undefined
+            (r) => r.json.delivery.state === "delivered" ? r.json.delivery : undefined
           ))
           assert.isNull(delivered.next_attempt_at)
           assert.strictEqual(working.hits.length, 1)
           assert.strictEqual(working.hits[0]!.headers["x-webhook-id"], eventId)
-          const list = (yield* call(browser, "GET", "/webhook/deliveries?status=delivered")).json
-          assert.deepStrictEqual(list.deliveries.map((d: any) => d.event_id), [eventId])
+          const list = (yield* call(browser, "GET", "/webhook/deliveries?state=delivered")).json
+          assert.deepStrictEqual(list.deliveries.map((d: any) => d.id), [eventId])
 
           const other = yield* newUser
           assert.strictEqual((yield* call(other, "GET", `/webhook/deliveries/${eventId}`)).status, 404)
           assert.strictEqual((yield* call(other, "POST", `/webhook/deliveries/${eventId}/resend`)).status, 404)
           const off = yield* call(browser, "PUT", "/webhook", { body: { url: null } })
           assert.isNull(off.json.url)
+          assert.strictEqual((yield* call(browser, "POST", `/webhook/deliveries/${eventId}/resend`)).status, 409)
         }))
 
       it.effect("changes the password with the current one, ending the other sessions", () =>

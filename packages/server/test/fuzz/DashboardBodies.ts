@@ -127,6 +127,15 @@ export const keyBody = withNonObjects(breakFields(fc.record({ name: fc.constant(
   }
 ]))
 
+/** POST /webhook/test. */
+export const testEventBody = withNonObjects(breakFields(fc.record({ type: fc.constant("order.successful") }), [
+  {
+    name: "type",
+    required: true,
+    bad: badEnum(["order.successful", "order.failed", "wallet.funded", "wallet.debited"])
+  }
+]))
+
 /** PUT /webhook. */
 export const webhookBody = withNonObjects(breakFields(fc.record({ url: fc.constant("https://example.com/hook") }), [
   {

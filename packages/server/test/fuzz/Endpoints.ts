@@ -31,6 +31,7 @@ import {
   registerBody,
   resetBody,
   signInBody,
+  testEventBody,
   verifyBody,
   webhookBody
 } from "./DashboardBodies.js"
@@ -472,8 +473,13 @@ const dashboardData = (w: World): Readonly<Record<string, Data>> => {
     },
     [`PUT ${DASHBOARD}/webhook`]: { body: webhookBody },
     [`GET ${DASHBOARD}/webhook/deliveries`]: {
-      query: [...pageParams(Order.MAX_PER_PAGE), enumParam("status", ["pending", "delivered", "failed"])]
+      query: [
+        ...pageParams(100),
+        enumParam("state", ["pending", "retrying", "delivered", "abandoned"]),
+        enumParam("type", ["order.successful", "order.failed", "wallet.funded", "wallet.debited"])
+      ]
     },
+    [`POST ${DASHBOARD}/webhook/test`]: { body: testEventBody },
     [`GET ${DASHBOARD}/webhook/deliveries/:event_id`]: { good: event, bad: noEvent },
     [`POST ${DASHBOARD}/webhook/deliveries/:event_id/resend`]: { good: event, bad: noEvent }
   }

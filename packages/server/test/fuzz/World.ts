@@ -220,7 +220,7 @@ const signUp = (bundleId: number) =>
     })
     const key = yield* call("POST", "/keys", { name: "fuzz" })
     yield* call("PUT", "/webhook", { url: "http://127.0.0.1:9/fuzz-hook" })
-    const test = yield* call("POST", "/webhook/test", undefined)
+    const test = yield* call("POST", "/webhook/test", { type: "order.successful" })
     return {
       email,
       accountId,
@@ -229,7 +229,7 @@ const signUp = (bundleId: number) =>
       orderNumber: order.json.order.order_number,
       paymentNumber: payment.json.payment.payment_number,
       keyId: key.json.key.id,
-      eventId: test.json.delivery.event_id
+      eventId: test.json.delivery.id
     } satisfies Holder
   })
 
