@@ -16,7 +16,7 @@ import * as path from "node:path"
 import { CliFailure } from "../src/AdminCli.js"
 import * as Cli from "../src/Cli.js"
 import * as Demo from "../src/Demo.js"
-import { ADMIN_TOKEN, adminClient, resellerClient, seedCatalog, serverLayer } from "./Harness.js"
+import { ADMIN_TOKEN, adminClient, raw, resellerClient, seedCatalog, serverLayer } from "./Harness.js"
 
 /** What one run of the command line printed, and how it ended. */
 interface Run {
@@ -305,6 +305,52 @@ for (const target of targets) {
           const auditJson = json(succeeded(yield* admin("audit", "--json")))
           assert.strictEqual(auditJson.ok, true)
           assert.deepStrictEqual(auditJson.mismatches, [])
+        }))
+
+      it.effect("shows the email outbox; lists, approves and declines manual transfers, crediting once", () =>
+        Effect.gen(function*() {
+          const email = `cli-${Date.now().toString(36)}@example.com`
+          const password = "a long enough password"
+          yield* raw("POST", "/dashboard/v1/register", {
+            body: { name: "Efua Boateng", email, phone: "0201234567", password }
+          })
+          const outbox = succeeded(yield* admin("emails", "--to", email))
+          const link = /https?:\/\/\S+#\/verify-email\?token=([A-Za-z0-9_-]+)/.exec(outbox.stdout)
+          assert.isNotNull(link, outbox.stdout)
+          yield* raw("POST", "/dashboard/v1/email/verify", { body: { token: link![1] } })
+          const signedIn = yield* raw("POST", "/dashboard/v1/session", { body: { email, password } })
+          const headers = {
+            cookie: `bundles_session=${/bundles_session=([^;]+)/.exec(signedIn.headers["set-cookie"]!)![1]}`,
+            "x-csrf-token": signedIn.json.csrf_token
+          }
+          const transfer = (key: string, amount: number) =>
+            Effect.map(
+              raw("POST", "/dashboard/v1/payments", {
+                body: { method: "manual_transfer", amount, note: "GCB transfer" },
+                headers: { ...headers, "idempotency-key": key }
+              }),
+              (r) => r.json.payment.payment_number as string
+            )
+          const first = yield* transfer("cli-1", 75)
+          const second = yield* transfer("cli-2", 20)
+
+          const pending = succeeded(yield* admin("payments", "list", "--status", "pending", "--json"))
+          const numbers = JSON.parse(pending.stdout).payments.map((p: { payment_number: string }) => p.payment_number)
+          assert.includeMembers(numbers, [first, second])
+
+          const approved = succeeded(yield* admin("payments", "approve", first))
+          assert.include(approved.stdout, "GHS 75.00 credited")
+          failedWith(yield* admin("payments", "approve", first), "already successful")
+          succeeded(yield* admin("payments", "decline", second, "--reason", "No transfer arrived"))
+          const shown = JSON.parse(succeeded(yield* admin("payments", "show", second, "--json")).stdout)
+          assert.strictEqual(shown.payment.status, "failed")
+          assert.include(shown.payment.failure_reason, "No transfer arrived")
+          const accountId = JSON.parse(succeeded(yield* admin("payments", "show", first, "--json")).stdout).payment
+            .account_id
+          const client = yield* adminClient
+          const ledger = yield* client.wallets.ledger({ path: { account_id: accountId }, urlParams: {} })
+          assert.deepStrictEqual(ledger.entries.map((e) => e.amount), [7_500n])
+          assert.include(ledger.entries[0]!.note!, first)
         }))
 
       it.effect("lists, shows and resolves a stuck order", () =>
