@@ -17,7 +17,7 @@ import {
   Webhook
 } from "@databundle/contract"
 import { SqlClient } from "@effect/sql"
-import { Clock, Effect, Option, Schema } from "effect"
+import { Effect, Option, Schema } from "effect"
 import { Accounts } from "./Accounts.js"
 import { ApiKeys } from "./ApiKeys.js"
 import { int8, orDie } from "./Database.js"
@@ -25,8 +25,8 @@ import { Orders } from "./Orders.js"
 import * as Page from "./Page.js"
 import { Payments } from "./Payments.js"
 import { Settings } from "./Settings.js"
-import * as Tokens from "./Tokens.js"
 import { Wallet } from "./Wallet.js"
+import { Webhooks } from "./Webhooks.js"
 
 interface LedgerRow {
   readonly id: string | number
@@ -49,19 +49,6 @@ interface KeyRow {
   readonly revoked_at: Date | null
 }
 
-interface EventRow {
-  readonly id: string
-  readonly type: string
-  readonly attempts: number
-  readonly last_error: string | null
-  readonly next_attempt_at: Date
-  readonly delivered_at: Date | null
-  readonly abandoned_at: Date | null
-  readonly created_at: Date
-  readonly webhook_url: string | null
-  readonly leased: boolean
-}
-
 const decodeKeyId = Schema.decodeSync(ApiKey.ApiKeyId)
 
 const toKey = (row: KeyRow): ApiKey.NamedApiKey => ({
@@ -73,36 +60,6 @@ const toKey = (row: KeyRow): ApiKey.NamedApiKey => ({
   revoked_at: row.revoked_at
 })
 
-// `last_error` of an attempt that got an answer other than 2xx reads "StatusCode: non 2xx status code (503 POST ...)".
-const statusOf = (error: string | null): number | null => {
-  const match = error === null ? null : /status code\D{0,3}([1-5]\d\d)\b/i.exec(error)
-  return match === null ? null : Number(match[1])
-}
-
-const toDelivery = (row: EventRow): DeliveryLog.Delivery => {
-  const finished = row.attempts - (row.leased ? 1 : 0)
-  const state: DeliveryLog.DeliveryState = row.delivered_at !== null
-    ? "delivered"
-    : row.abandoned_at !== null
-    ? "abandoned"
-    : finished > 0
-    ? "retrying"
-    : "pending"
-  return {
-    id: row.id as Webhook.EventId,
-    event_type: row.type,
-    url: row.attempts > 0 ? row.webhook_url : null,
-    state,
-    attempts: row.attempts,
-    last_status: statusOf(row.last_error),
-    last_error: row.last_error,
-    last_attempt_at: row.delivered_at ?? row.abandoned_at,
-    next_attempt_at: state === "pending" || state === "retrying" ? row.next_attempt_at : null,
-    delivered_at: row.delivered_at,
-    created_at: row.created_at
-  }
-}
-
 const boundInstant = (bound: string, edge: "from" | "to"): Date => {
   if (!OrderContract.isWholeDay(bound)) return new Date(bound)
   const start = new Date(`${bound}T00:00:00Z`)
@@ -111,7 +68,15 @@ const boundInstant = (bound: string, edge: "from" | "to"): Date => {
 
 /** The dashboard's own reads and changes. */
 export class Dashboard extends Effect.Service<Dashboard>()("core/Dashboard", {
-  dependencies: [Accounts.Default, ApiKeys.Default, Orders.Default, Payments.Default, Wallet.Default, Settings.Default],
+  dependencies: [
+    Accounts.Default,
+    ApiKeys.Default,
+    Orders.Default,
+    Payments.Default,
+    Wallet.Default,
+    Settings.Default,
+    Webhooks.Default
+  ],
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const accounts = yield* Accounts
@@ -120,6 +85,7 @@ export class Dashboard extends Effect.Service<Dashboard>()("core/Dashboard", {
     const payments = yield* Payments
     const wallet = yield* Wallet
     const settings = yield* Settings
+    const webhooks = yield* Webhooks
 
     const balanceOf = (accountId: number) =>
       Effect.map(wallet.balances(accountId), (b) => Option.getOrElse(b, () => ({ main: 0n, referral: 0n, agent: 0n })))
@@ -241,116 +207,75 @@ export class Dashboard extends Effect.Service<Dashboard>()("core/Dashboard", {
       return (yield* webhook(accountId)).secret!
     })
 
-    const eventRows = (accountId: number, where: ReturnType<typeof sql.and>, page: Page.Page) =>
-      orDie(sql<EventRow>`
-        SELECT e.id, e.type, e.attempts, e.last_error, e.next_attempt_at, e.delivered_at, e.abandoned_at, e.created_at,
-          a.webhook_url, coalesce(e.leased_until > now(), false) AS leased
-        FROM webhook_events e JOIN accounts a ON a.id = e.account_id
-        WHERE e.account_id = ${accountId} AND ${where}
-        ORDER BY e.created_at DESC, e.id DESC
-        LIMIT ${page.perPage} OFFSET ${page.offset}
-      `)
-
-    /** The delivery log, newest first. */
+    /** The delivery log, newest first (the public API's view). */
     const deliveries = Effect.fn("Dashboard.deliveries")(function*(
       accountId: Account.AccountId,
       query: DeliveryLog.ListDeliveriesParams
     ) {
-      const conditions = [sql`true`]
-      if (query.type !== undefined) conditions.push(sql`e.type = ${query.type}`)
-      const open = sql`e.delivered_at IS NULL AND e.abandoned_at IS NULL`
-      const tried = sql`e.attempts - (CASE WHEN e.leased_until > now() THEN 1 ELSE 0 END)`
-      if (query.state === "delivered") conditions.push(sql`e.delivered_at IS NOT NULL`)
-      if (query.state === "abandoned") conditions.push(sql`e.abandoned_at IS NOT NULL`)
-      if (query.state === "pending") conditions.push(sql`${open} AND ${tried} = 0`)
-      if (query.state === "retrying") conditions.push(sql`${open} AND ${tried} > 0`)
-      const where = sql.and(conditions)
-      const page = Page.resolve(query, OrderContract.DEFAULT_PER_PAGE)
-      const [count] = yield* orDie(sql<{ total: string }>`
-        SELECT count(*) AS total FROM webhook_events e WHERE e.account_id = ${accountId} AND ${where}
-      `)
-      const rows = yield* eventRows(accountId, where, page)
-      return { deliveries: rows.map(toDelivery), pagination: Page.pagination(page, Number(count!.total)) }
+      return yield* webhooks.deliveries(accountId, query)
     })
 
-    const notFound = (eventId: string) =>
-      new DeliveryLog.DeliveryNotFound({ message: `Webhook event ${eventId} not found` })
-
-    /** One event's delivery. */
+    /** One event's delivery, as the delivery log shows it. */
     const delivery = Effect.fn("Dashboard.delivery")(function*(accountId: Account.AccountId, eventId: string) {
-      const [row] = yield* eventRows(accountId, sql.and([sql`e.id = ${eventId}`]), Page.resolve({}, 1))
-      if (row === undefined) return yield* notFound(eventId)
-      return toDelivery(row)
-    })
-
-    /**
-     * Delivers an event again, now, to the account's current URL: the same id, its attempts
-     * counted afresh. A 409 while an attempt of it is in flight, or without a URL.
-     */
-    const resend = Effect.fn("Dashboard.resend")(function*(accountId: Account.AccountId, eventId: string) {
-      const rows = yield* orDie(sql`
-        UPDATE webhook_events e SET delivered_at = NULL, abandoned_at = NULL, next_attempt_at = now(), attempts = 0
-        FROM accounts a
-        WHERE e.id = ${eventId} AND e.account_id = ${accountId} AND a.id = e.account_id AND a.webhook_url IS NOT NULL
-          AND (e.leased_until IS NULL OR e.leased_until <= now())
-        RETURNING e.id
+      const [row] = yield* orDie(sql<{
+        id: string
+        type: Webhook.WebhookEventType
+        url: string | null
+        attempts: number
+        leased: boolean
+        last_status: number | null
+        last_error: string | null
+        last_attempt_at: Date | null
+        next_attempt_at: Date | null
+        delivered_at: Date | null
+        abandoned_at: Date | null
+        created_at: Date
+      }>`
+        SELECT e.id, e.type, e.url, e.attempts, coalesce(e.leased_until > now(), false) AS leased, e.last_status,
+          e.last_error, e.last_attempt_at, e.next_attempt_at, e.delivered_at, e.abandoned_at, e.created_at
+        FROM webhook_events e
+        WHERE e.id = ${eventId} AND e.account_id = ${accountId} AND e.queued_at IS NOT NULL
       `)
-      if (rows.length === 0) {
-        const current = yield* delivery(accountId, eventId)
-        return yield* new ApiError.Conflict({
-          message: current.state === "pending" || current.state === "retrying"
-            ? "An attempt of this delivery is in flight; resend it once it has finished"
-            : "The account has no webhook URL to deliver to; set one first"
-        })
+      if (row === undefined) {
+        return yield* new DeliveryLog.DeliveryNotFound({ message: `Delivery ${eventId} not found` })
       }
-      return yield* delivery(accountId, eventId)
+      // The states as the public API's delivery view names them.
+      const state: DeliveryLog.DeliveryState = row.delivered_at !== null
+        ? "delivered"
+        : row.abandoned_at !== null
+        ? "abandoned"
+        : row.attempts - (row.leased ? 1 : 0) > 0
+        ? "retrying"
+        : "pending"
+      const view: DeliveryLog.Delivery = {
+        id: Webhook.EventId.make(row.id),
+        event_type: row.type,
+        url: row.url,
+        state,
+        attempts: row.attempts,
+        last_status: row.last_status,
+        last_error: row.last_error,
+        last_attempt_at: row.last_attempt_at,
+        next_attempt_at: state === "pending" || state === "retrying" ? row.next_attempt_at : null,
+        delivered_at: row.delivered_at,
+        created_at: row.created_at
+      }
+      return view
     })
 
-    /**
-     * Queues a test event of a type to the account's URL (a 422 on `url` without one): marked
-     * `test: true`, with data that describes nothing real.
-     */
+    /** Delivers an event again, now, to the current URL; 409 while in flight or without a URL. */
+    const resend = Effect.fn("Dashboard.resend")(function*(accountId: Account.AccountId, eventId: string) {
+      return yield* webhooks.resend(accountId, eventId)
+    })
+
+    /** Queues a test event of a type to the account's URL (a 422 on `url` without one). */
     const sendTest = Effect.fn("Dashboard.sendTest")(function*(
       accountId: Account.AccountId,
-      type: (typeof DeliveryLog.EVENT_TYPES)[number]
+      type: Webhook.WebhookEventType
     ) {
-      const id = Tokens.eventId()
-      const now = new Date(yield* Clock.currentTimeMillis)
-      const balance = (yield* balanceOf(accountId)).main
-      const order = {
-        order_number: Tokens.orderNumber(),
-        bundle: "Test bundle",
-        network: "Test network",
-        phone_number: "0240000000",
-        amount_paid: 1,
-        status: type === "order.failed" ? "failed" : "successful",
-        reference: "test-event",
-        created_at: now.toISOString()
-      }
-      const movement = {
-        account_id: accountId,
-        wallet: "main",
-        amount: 1,
-        balance: Number(balance) / 100,
-        reason: "adjustment",
-        order_number: null,
-        note: "Test event: no money moved"
-      }
-      const body = JSON.stringify({
-        id,
-        type,
-        created_at: now.toISOString(),
-        test: true,
-        data: type.startsWith("order.") ? order : movement
-      })
-      const rows = yield* orDie(sql`
-        INSERT INTO webhook_events (id, account_id, type, body)
-        SELECT ${id}, id, ${type}, ${body} FROM accounts
-        WHERE id = ${accountId} AND webhook_url IS NOT NULL
-        RETURNING id
-      `)
-      if (rows.length === 0) return yield* ApiError.ValidationError.field("url", "is not set: set a webhook URL first")
-      return yield* Effect.orDie(delivery(accountId, id))
+      const { delivery: queued } = yield* webhooks.trigger(accountId, type).pipe(Effect.orDie)
+      if (queued === null) return yield* ApiError.ValidationError.field("url", "is not set: set a webhook URL first")
+      return queued
     })
 
     return {
