@@ -259,6 +259,15 @@ export const make = (api: HttpApi.HttpApi.Any, routes: Routes.Routes) =>
       headers: ResponseHeaders
     ) =>
       Effect.gen(function*() {
+        if (decision._tag === "Static") {
+          if (request.method === "GET" || request.method === "HEAD") {
+            return yield* routes.statics!.serve(request, decision.segments)
+          }
+          headers.allow = "GET, HEAD"
+          return yield* new ApiError.MethodNotAllowed({
+            message: `${request.method} is not allowed on ${target.path}; use GET or HEAD`
+          })
+        }
         // Built only when it is the answer: an error captures a stack trace.
         const notFound = () => new ApiError.NotFound({ message: `No route for ${request.method} ${target.path}` })
         const { area } = decision

@@ -33,6 +33,7 @@ import * as ResellerHandlers from "./ResellerHandlers.js"
 import * as Routes from "./Routes.js"
 import { ServerApi } from "./ServerApi.js"
 import * as ServerConfig from "./ServerConfig.js"
+import * as StaticFiles from "./StaticFiles.js"
 import * as Upstream from "./Upstream.js"
 import * as UpstreamConfig from "./UpstreamConfig.js"
 import * as WebhookTransport from "./WebhookTransport.js"
@@ -98,7 +99,7 @@ const openApiDocuments = HttpApiBuilder.Router.use((router) =>
   }).pipe(Effect.orDie)
 )
 
-/** The route table: both APIs under their prefixes, and the OpenAPI documents served beside them. */
+/** The route table: both APIs under their prefixes, the OpenAPI documents beside them, and the web dashboard's files. */
 export const routes = Routes.make(
   ServerApi,
   [
@@ -121,7 +122,8 @@ export const routes = Routes.make(
   [
     { method: "GET", path: openApiPaths.reseller, name: "openapi.reseller" },
     { method: "GET", path: openApiPaths.admin, name: "openapi.admin" }
-  ]
+  ],
+  StaticFiles.make()
 )
 
 /** Both APIs bound to the domain, without the database and the HTTP server. */

@@ -12,6 +12,7 @@
 import { EndpointPolicy } from "@databundle/contract"
 import { HttpApi, HttpMethod } from "@effect/platform"
 import { Option } from "effect"
+import type { StaticFiles } from "./StaticFiles.js"
 
 /** A prefix of the server's paths and what every request under it needs. */
 export interface Area {
@@ -41,6 +42,8 @@ export type Decision =
   | { readonly _tag: "Endpoint"; readonly endpoint: Endpoint; readonly area: Area }
   | { readonly _tag: "MethodNotAllowed"; readonly allowed: ReadonlyArray<string>; readonly area: Area }
   | { readonly _tag: "NotFound"; readonly area: Area | undefined }
+  /** A file of the web dashboard (outside every area), by its canonical segments. */
+  | { readonly _tag: "Static"; readonly segments: ReadonlyArray<string> }
 
 /** The longest path parameter routed (ids and order numbers are far shorter). */
 export const MAX_PARAM_LENGTH = 100
@@ -64,11 +67,16 @@ export const canonicalSegments = (path: string): ReadonlyArray<string> | undefin
 
 const split = (template: string) => template.split("/").filter((s) => s.length > 0)
 
-/** Builds the table of an API served under `areas`, plus `extra` endpoints the router serves outside the API. */
+/**
+ * Builds the table of an API served under `areas`, plus `extra` endpoints the router serves
+ * outside the API, and the dashboard's `statics`: the canonical paths outside every area
+ * that they name (its files and page paths, nothing else).
+ */
 export const make = (
   api: HttpApi.HttpApi.Any,
   areas: ReadonlyArray<Area>,
-  extra: ReadonlyArray<{ readonly method: string; readonly path: string; readonly name: string }> = []
+  extra: ReadonlyArray<{ readonly method: string; readonly path: string; readonly name: string }> = [],
+  statics?: StaticFiles
 ) => {
   const areaOf = (path: string) => areas.find((area) => path === area.prefix || path.startsWith(`${area.prefix}/`))
   const endpoints: Array<Endpoint> = []
@@ -111,6 +119,7 @@ export const make = (
   const decide = (method: string, path: string): Decision => {
     const area = areaOf(path)
     const parts = canonicalSegments(path)
+    if (area === undefined && parts !== undefined && statics?.has(parts)) return { _tag: "Static", segments: parts }
     if (area === undefined || parts === undefined) return { _tag: "NotFound", area }
     const candidates = endpoints.filter((endpoint) => matches(endpoint, parts))
     const forMethod = candidates
@@ -122,7 +131,7 @@ export const make = (
     }
     return { _tag: "NotFound", area }
   }
-  return { endpoints, decide }
+  return { endpoints, decide, statics }
 }
 
 /** A route table. */

@@ -1,0 +1,97 @@
+/**
+ * The dashboard's only way to the server: a small `fetch` layer typed from the contract.
+ *
+ * The client `HttpApiClient` derives from an `HttpApi` carries Effect, Schema and the
+ * platform's HTTP client into the page: 141 KB compressed (brotli) for the reseller API alone,
+ * over the whole budget of the first page (docs/architecture.md). So the browser gets:
+ * - types from the contract through type-only imports, which cost nothing at run time
+ *   (`Endpoints.ts` checks each one against the endpoint's own success type);
+ * - the method and path of each endpoint from the contract itself, read by the build with
+ *   `HttpApi.reflect` and inlined as `DASHBOARD_ROUTES`, so a path exists in one place;
+ * - the envelope of the API's errors (`success: false`, `message`, the 422's `errors` by field).
+ */
+
+declare const DASHBOARD_ROUTES: Record<string, readonly [method: string, path: string]>
+
+/** A refusal from the API (its envelope) or no answer at all (`status` 0). */
+export class ApiFailure extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly tag: string | undefined,
+    readonly errors: Record<string, ReadonlyArray<string>> | undefined,
+    readonly body: unknown
+  ) {
+    super(message)
+  }
+}
+
+/** What a call takes besides the endpoint. */
+export interface CallOptions {
+  readonly path?: Record<string, string | number>
+  readonly query?: Record<string, string | number | boolean | undefined | null>
+  readonly payload?: unknown
+  readonly headers?: Record<string, string>
+}
+
+let csrfToken: string | undefined
+
+/** Sets the token state-changing requests carry (from the session the server returned). */
+export const setCsrfToken = (token: string | undefined): void => {
+  csrfToken = token
+}
+
+/** Called when the server answers 401 to a signed-in page: the session ended. */
+let onUnauthorized: () => void = () => {}
+/** Installs what happens when the session ends. */
+export const whenSignedOut = (f: () => void): void => {
+  onUnauthorized = f
+}
+
+/** The URL of an endpoint with its path parameters and query. */
+export const urlOf = (endpoint: string, options: CallOptions = {}): string => {
+  const route = DASHBOARD_ROUTES[endpoint]
+  if (route === undefined) throw new Error(`unknown endpoint ${endpoint}`)
+  let url = route[1].replace(/:(\w+)/g, (_, name: string) => encodeURIComponent(String(options.path?.[name] ?? "")))
+  const query = new URLSearchParams()
+  for (const [name, value] of Object.entries(options.query ?? {})) {
+    if (value !== undefined && value !== null && value !== "") query.set(name, String(value))
+  }
+  const text = query.toString()
+  if (text.length > 0) url += `?${text}`
+  return url
+}
+
+/** Calls an endpoint by its `group.endpoint` name; resolves to the decoded JSON body. */
+export const call = async <A>(endpoint: string, options: CallOptions = {}): Promise<A> => {
+  const [method] = DASHBOARD_ROUTES[endpoint]!
+  const headers: Record<string, string> = { accept: "application/json", ...options.headers }
+  if (method !== "GET" && method !== "HEAD" && csrfToken !== undefined) headers["x-csrf-token"] = csrfToken
+  let body: string | undefined
+  if (options.payload !== undefined) {
+    headers["content-type"] = "application/json"
+    body = JSON.stringify(options.payload)
+  }
+  let response: Response
+  try {
+    response = await fetch(urlOf(endpoint, options), {
+      method,
+      headers,
+      body: body ?? null,
+      credentials: "same-origin"
+    })
+  } catch {
+    throw new ApiFailure(
+      0,
+      "No answer from the server: check your connection and try again (a repeated payment or order is never made twice).",
+      undefined,
+      undefined,
+      undefined
+    )
+  }
+  const json: any = await response.json().catch(() => undefined)
+  if (response.ok) return json as A
+  if (response.status === 401 && endpoint !== "session.signIn") onUnauthorized()
+  const message = typeof json?.message === "string" ? json.message : `The server answered ${response.status}`
+  throw new ApiFailure(response.status, message, json?._tag, json?.errors, json)
+}

@@ -1,0 +1,62 @@
+/**
+ * A few lines of DOM building instead of a framework: pages are built once per visit and
+ * updated in place where they change, which is all a form-and-table dashboard needs.
+ */
+
+type Child = Node | string | number | false | null | undefined | ReadonlyArray<Child>
+
+/** Attributes and listeners: `on*` functions become listeners, `true` a bare attribute, `false`/`undefined` none. */
+export type Props = Record<string, unknown>
+
+const append = (parent: Node, child: Child): void => {
+  if (child === null || child === undefined || child === false) return
+  if (Array.isArray(child)) {
+    for (const c of child) append(parent, c)
+    return
+  }
+  parent.appendChild(child instanceof Node ? child : document.createTextNode(String(child)))
+}
+
+/** An element with attributes, listeners and children. */
+export const h = <K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  props: Props | null = null,
+  ...children: ReadonlyArray<Child>
+): HTMLElementTagNameMap[K] => {
+  const element = document.createElement(tag)
+  if (props) {
+    for (const [name, value] of Object.entries(props)) {
+      if (value === undefined || value === false || value === null) continue
+      if (name.startsWith("on") && typeof value === "function") {
+        element.addEventListener(name.slice(2), value as EventListener)
+      } else if (name === "value" && "value" in element) {
+        ;(element as HTMLInputElement).value = String(value)
+      } else {
+        element.setAttribute(name, value === true ? "" : String(value))
+      }
+    }
+  }
+  append(element, children)
+  return element
+}
+
+/** Replaces an element's children. */
+export const replace = (parent: Element, ...children: ReadonlyArray<Child>): void => {
+  parent.replaceChildren()
+  append(parent, children)
+}
+
+let ids = 0
+/** A document-unique id for labels and descriptions. */
+export const uid = (prefix: string): string => `${prefix}-${++ids}`
+
+/** A cedi amount as the API sends it (a JSON number of cedis), for display. */
+export const ghs = (cedis: number): string =>
+  `GH₵ ${cedis.toLocaleString("en-GH", { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`
+
+/** An instant, short and local. */
+export const when = (iso: string | null | undefined): string => {
+  if (!iso) return "—"
+  const date = new Date(iso)
+  return Number.isNaN(date.getTime()) ? iso : date.toLocaleString("en-GB", { dateStyle: "medium", timeStyle: "short" })
+}

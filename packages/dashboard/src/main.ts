@@ -1,0 +1,55 @@
+/** The dashboard's entry: learns whether a session is open, then starts the shell with every page. */
+import { ApiFailure, setCsrfToken, whenSignedOut } from "./Api.js"
+import { type Page, start } from "./App.js"
+import { api } from "./Endpoints.js"
+import { register, resetPassword, signIn, verifyEmail } from "./pages/Access.js"
+import { bulk } from "./pages/Bulk.js"
+import { buy } from "./pages/Buy.js"
+import { fund } from "./pages/Fund.js"
+import { home } from "./pages/Home.js"
+import { keys } from "./pages/Keys.js"
+import { order, orders } from "./pages/Orders.js"
+import { wallet } from "./pages/Wallet.js"
+import { webhooks } from "./pages/Webhooks.js"
+import type { PageName } from "./Paths.js"
+
+const pages: Record<PageName, Page> = {
+  home,
+  signIn,
+  register,
+  verifyEmail,
+  resetPassword,
+  fund,
+  keys,
+  buy,
+  bulk,
+  orders,
+  order,
+  wallet,
+  webhooks
+}
+
+const boot = async () => {
+  let session: Awaited<ReturnType<typeof api.session>> | undefined
+  try {
+    session = await api.session()
+    setCsrfToken(session.csrf_token)
+  } catch (error) {
+    if (!(error instanceof ApiFailure) || error.status !== 401) console.error(error)
+  }
+  const app = start(document.getElementById("app")!, pages, {
+    signedIn: session !== undefined,
+    ...(session ? { name: session.user.name } : {}),
+    signOut: async () => {
+      await api.signOut().catch(() => undefined)
+      setCsrfToken(undefined)
+    }
+  })
+  whenSignedOut(() => {
+    if (!app.signedIn()) return
+    app.setSignedIn(false)
+    app.go(`/sign-in?next=${encodeURIComponent(location.pathname + location.search)}`, { replace: true })
+  })
+}
+
+void boot()

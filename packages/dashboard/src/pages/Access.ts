@@ -1,0 +1,194 @@
+/** The pages before a session: sign in, register, verify the email, reset a forgotten password. */
+import { ApiFailure, setCsrfToken } from "../Api.js"
+import type { Page } from "../App.js"
+import { h } from "../Dom.js"
+import { api } from "../Endpoints.js"
+import { form } from "../Form.js"
+import { pathOf } from "../Paths.js"
+
+/** The token of an emailed link: it travels in the fragment, which is never sent to a server. */
+const linkToken = (): string => new URLSearchParams(location.hash.slice(1)).get("token") ?? ""
+
+export const signIn: Page = {
+  title: "Sign in",
+  public: true,
+  render: ({ app, query }) => {
+    const signInForm = form({
+      label: "Sign in",
+      submit: "Sign in",
+      pending: "Signing in…",
+      fields: [
+        { name: "email", label: "Email", type: "email", autocomplete: "username", inputmode: "email" },
+        { name: "password", label: "Password", type: "password", autocomplete: "current-password" }
+      ],
+      onSubmit: async (values, f) => {
+        try {
+          const session = await api.signIn({ payload: { email: values.email!, password: values.password! } })
+          setCsrfToken(session.csrf_token)
+          app.setSignedIn(true, session.user.name)
+          const next = query.get("next")
+          app.go(next !== null && next.startsWith("/") && !next.startsWith("//") ? next : pathOf("home"))
+        } catch (error) {
+          if (error instanceof ApiFailure && error.tag === "EmailNotVerified") {
+            f.setMessage(`${error.message} Check your inbox for the link, or ask for a new one below.`)
+            return
+          }
+          throw error
+        }
+      }
+    })
+    return h(
+      "div",
+      null,
+      h("h1", null, "Sign in"),
+      signInForm.element,
+      h(
+        "p",
+        null,
+        h("a", { href: pathOf("register") }, "Create an account"),
+        " · ",
+        h("a", { href: pathOf("resetPassword") }, "Forgot your password?"),
+        " · ",
+        h("a", { href: pathOf("verifyEmail") }, "Resend the verification email")
+      )
+    )
+  }
+}
+
+export const register: Page = {
+  title: "Create an account",
+  public: true,
+  render: () => {
+    const done = h("div", { role: "status" })
+    const registerForm = form({
+      label: "Create an account",
+      submit: "Create account",
+      pending: "Creating your account…",
+      fields: [
+        { name: "name", label: "Name", autocomplete: "name" },
+        { name: "email", label: "Email", type: "email", autocomplete: "email", inputmode: "email" },
+        {
+          name: "phone",
+          label: "Phone number",
+          type: "tel",
+          autocomplete: "tel",
+          inputmode: "tel",
+          hint: "Your Ghana mobile number, such as 024 123 4567"
+        },
+        {
+          name: "password",
+          label: "Password",
+          type: "password",
+          autocomplete: "new-password",
+          hint: "At least 10 characters",
+          attrs: { minlength: "10" }
+        }
+      ],
+      onSubmit: async (values) => {
+        await api.register({
+          payload: { name: values.name!, email: values.email!, phone: values.phone!, password: values.password! }
+        })
+        registerForm.element.hidden = true
+        done.replaceChildren(
+          h("h2", null, "Check your email"),
+          h("p", null, `We sent a link to ${values.email}. Open it to verify your address, then sign in.`),
+          h("p", null, h("a", { href: pathOf("signIn") }, "Sign in"))
+        )
+        done.querySelector("h2")?.setAttribute("tabindex", "-1")
+        ;(done.querySelector("h2") as HTMLElement | null)?.focus()
+      }
+    })
+    return h(
+      "div",
+      null,
+      h("h1", null, "Create an account"),
+      registerForm.element,
+      done,
+      h("p", null, "Already registered? ", h("a", { href: pathOf("signIn") }, "Sign in"))
+    )
+  }
+}
+
+export const verifyEmail: Page = {
+  title: "Verify your email",
+  public: true,
+  render: async () => {
+    const token = linkToken()
+    const parts: Array<Node> = [h("h1", null, "Verify your email")]
+    if (token !== "") {
+      // Out of the address bar and the history, now that it is read.
+      history.replaceState(null, "", location.pathname)
+      try {
+        await api.verifyEmail({ payload: { token } })
+        parts.push(
+          h("p", { class: "form-message ok", role: "status" }, "Your email is verified. You can sign in now."),
+          h("p", null, h("a", { href: pathOf("signIn") }, "Sign in"))
+        )
+        return h("div", null, parts)
+      } catch (error) {
+        parts.push(
+          h("p", { class: "form-message", role: "alert" }, error instanceof Error ? error.message : String(error))
+        )
+      }
+    }
+    const resend = form({
+      label: "Resend the verification email",
+      submit: "Send a new link",
+      pending: "Sending…",
+      fields: [{ name: "email", label: "Email", type: "email", autocomplete: "email", inputmode: "email" }],
+      onSubmit: async (values, f) => {
+        const answer = await api.resendVerification({ payload: { email: values.email! } })
+        f.setMessage(answer.message, "ok")
+      }
+    })
+    parts.push(h("p", null, "Open the link in the email we sent you, or ask for a new one."), resend.element)
+    return h("div", null, parts)
+  }
+}
+
+export const resetPassword: Page = {
+  title: "Reset your password",
+  public: true,
+  render: ({ app }) => {
+    const token = linkToken()
+    if (token === "") {
+      const forgot = form({
+        label: "Forgotten password",
+        submit: "Email me a reset link",
+        pending: "Sending…",
+        fields: [{ name: "email", label: "Email", type: "email", autocomplete: "email", inputmode: "email" }],
+        onSubmit: async (values, f) => {
+          const answer = await api.forgotPassword({ payload: { email: values.email! } })
+          f.setMessage(answer.message, "ok")
+        }
+      })
+      return h("div", null, h("h1", null, "Reset your password"), forgot.element)
+    }
+    history.replaceState(null, "", location.pathname)
+    const reset = form({
+      label: "New password",
+      submit: "Set the new password",
+      pending: "Saving…",
+      fields: [{
+        name: "password",
+        label: "New password",
+        type: "password",
+        autocomplete: "new-password",
+        hint: "At least 10 characters",
+        attrs: { minlength: "10" }
+      }],
+      onSubmit: async (values, f) => {
+        const answer = await api.resetPassword({ payload: { token, password: values.password! } })
+        app.setSignedIn(false)
+        f.setMessage(`${answer.message} Sign in with the new password.`, "ok")
+      }
+    })
+    return h(
+      "div",
+      null,
+      h("h1", null, "Reset your password"),
+      reset.element,
+      h("p", null, h("a", { href: pathOf("signIn") }, "Sign in"))
+    )
+  }
+}

@@ -1,0 +1,88 @@
+/** API keys, the profile's section: create with a name (the key shown once, with a copy button), list, revoke. */
+import type { Page } from "../App.js"
+import { h, replace, when } from "../Dom.js"
+import { api, type Key } from "../Endpoints.js"
+import { form } from "../Form.js"
+
+export const keys: Page = {
+  title: "API keys",
+  render: async () => {
+    const list = h("div")
+    const shown = h("div", { "aria-live": "polite" })
+    const load = async () => renderKeys((await api.keys()).keys)
+    const renderKeys = (all: ReadonlyArray<Key>) =>
+      replace(
+        list,
+        all.length === 0
+          ? h("p", { class: "muted" }, "No keys yet.")
+          : h(
+            "ul",
+            { class: "plain" },
+            all.map((key) => {
+              const revoke = h("button", { type: "button", class: "danger" }, "Revoke")
+              revoke.setAttribute("aria-label", `Revoke ${key.name ?? key.prefix}`)
+              revoke.addEventListener("click", async () => {
+                if (!confirm(`Revoke ${key.name ?? key.prefix}? Programs using it stop working at once.`)) return
+                revoke.disabled = true
+                revoke.textContent = "Revoking…"
+                try {
+                  await api.revokeKey({ path: { key_id: key.id } })
+                } finally {
+                  await load()
+                }
+              })
+              return h(
+                "li",
+                null,
+                h("strong", null, key.name ?? "(no name)"),
+                " ",
+                h("code", null, `${key.prefix}…`),
+                h("br"),
+                h(
+                  "span",
+                  { class: "muted" },
+                  `Created ${when(key.created_at)} · last used ${key.last_used_at ? when(key.last_used_at) : "never"}`,
+                  key.revoked_at ? ` · revoked ${when(key.revoked_at)}` : ""
+                ),
+                key.revoked_at ? null : h("div", null, revoke)
+              )
+            })
+          )
+      )
+    const create = form({
+      label: "Create an API key",
+      submit: "Create key",
+      pending: "Creating…",
+      fields: [{ name: "name", label: "Key name", hint: "Where you will use it, such as “shop website”" }],
+      onSubmit: async (values, f) => {
+        const created = await api.createKey({ payload: { name: values.name! } })
+        f.element.reset()
+        const copy = h("button", { type: "button", class: "secondary" }, "Copy key")
+        const copied = h("span", { role: "status" })
+        copy.addEventListener("click", async () => {
+          try {
+            await navigator.clipboard.writeText(created.api_key)
+            copied.textContent = "Copied."
+          } catch {
+            copied.textContent = "Copy it by hand: select the key above."
+          }
+        })
+        replace(
+          shown,
+          h(
+            "div",
+            { class: "card" },
+            h("h2", { tabindex: "-1" }, "Your new key"),
+            h("p", { class: "warning" }, "This is the only time the key is shown. Copy it now and keep it safe."),
+            h("code", { class: "secret", "data-testid": "new-key" }, created.api_key),
+            h("div", { class: "actions" }, copy, copied)
+          )
+        )
+        ;(shown.querySelector("h2") as HTMLElement).focus()
+        await load()
+      }
+    })
+    await load()
+    return h("div", null, h("h1", null, "API keys"), create.element, shown, h("h2", null, "Your keys"), list)
+  }
+}
