@@ -1,0 +1,100 @@
+/**
+ * A real browser for the dashboard's tests: Debian's Chromium (/usr/bin/chromium, installed
+ * by .ci/run when missing) driven by playwright-core over CDP, with a fresh profile per
+ * launch, and the bytes each page load moved, from the browser's own network log (CDP
+ * `Network.loadingFinished.encodedDataLength`: headers and compressed bodies as they came
+ * over the wire).
+ */
+import * as fs from "node:fs"
+import { createRequire } from "node:module"
+import * as os from "node:os"
+import * as path from "node:path"
+import { type BrowserContext, chromium, type Page } from "playwright-core"
+
+/** The Chromium binary. */
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium"
+
+/** A phone (360x640) and a desktop viewport. */
+export const PHONE = { width: 360, height: 640 } as const
+export const DESKTOP = { width: 1280, height: 800 } as const
+
+/** A browser with one fresh profile. */
+export interface TestBrowser {
+  readonly context: BrowserContext
+  readonly close: () => Promise<void>
+}
+
+/** Launches Chromium headless with a fresh user-data-dir. */
+export const launch = async (viewport: { readonly width: number; readonly height: number } = DESKTOP) => {
+  const profile = fs.mkdtempSync(path.join(os.tmpdir(), "dashboard-chromium-"))
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    viewport,
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync"
+    ]
+  })
+  return {
+    context,
+    close: async () => {
+      await context.close()
+      fs.rmSync(profile, { recursive: true, force: true })
+    }
+  } satisfies TestBrowser
+}
+
+/** Counts what a page moves over the network, as the browser itself reports it. */
+export const transferMeter = async (page: Page) => {
+  const cdp = await page.context().newCDPSession(page)
+  await cdp.send("Network.enable")
+  // Nothing from the cache: every load is measured as a first visit would be... unless asked.
+  const urls = new Map<string, string>()
+  let total = 0
+  const entries: Array<{ url: string; bytes: number }> = []
+  cdp.on("Network.requestWillBeSent", (event) => urls.set(event.requestId, event.request.url))
+  cdp.on("Network.loadingFinished", (event) => {
+    total += event.encodedDataLength
+    entries.push({ url: urls.get(event.requestId) ?? "?", bytes: event.encodedDataLength })
+  })
+  return {
+    /** Bytes since the last reset, and by URL. */
+    read: () => ({ total, entries: [...entries] }),
+    reset: () => {
+      total = 0
+      entries.length = 0
+    }
+  }
+}
+
+const axeSource = fs.readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8")
+
+/** axe-core's violations of the page as it is now, of serious or critical impact. */
+export const seriousViolations = async (page: Page) => {
+  // Injected through the DevTools protocol, so the page's CSP (no inline scripts) stays as served.
+  await page.evaluate(axeSource)
+  const result = await page.evaluate(async () => {
+    const axe = (globalThis as any).axe
+    return (await axe.run(document, { resultTypes: ["violations"] })).violations as Array<
+      { id: string; impact: string; help: string; nodes: Array<{ target: Array<string> }> }
+    >
+  })
+  return result
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)
+}
+
+/** Saves a small PNG of the page into docs/dashboard/ when `DASHBOARD_SCREENSHOTS` is set. */
+export const screenshot = async (page: Page, name: string) => {
+  if (!process.env.DASHBOARD_SCREENSHOTS) return
+  const dir = path.resolve(import.meta.dirname, "../../../docs/dashboard")
+  fs.mkdirSync(dir, { recursive: true })
+  await page.screenshot({ path: path.join(dir, `${name}.png`), fullPage: false })
+}

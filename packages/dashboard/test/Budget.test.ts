@@ -1,0 +1,82 @@
+/**
+ * What the dashboard costs a phone, measured by the browser: the first load of the sign-in
+ * page at most 100 KB on the wire in total, and a later page change under 30 KB. Also the
+ * answers' security headers, the 404 of paths that are not pages, and no serious axe-core
+ * violation on the pages a visitor sees first, on a phone and on a desktop.
+ */
+import { startServer, type TestServer } from "@databundle/client/testing"
+import { targets } from "@databundle/core/testing"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { DESKTOP, launch, PHONE, screenshot, seriousViolations, type TestBrowser, transferMeter } from "./Browser.js"
+
+const KB = 1024
+
+describe.each(targets)("dashboard budgets ($name)", (target) => {
+  let server: TestServer
+  let browser: TestBrowser
+  beforeAll(async () => {
+    server = await startServer(target)
+    browser = await launch(PHONE)
+  })
+  afterAll(async () => {
+    await browser?.close()
+    await server?.dispose()
+  })
+
+  it("loads the sign-in page within 100 KB and changes page within 30 KB", async () => {
+    const page = await browser.context.newPage()
+    const meter = await transferMeter(page)
+    await page.goto(`${server.origin}/sign-in`, { waitUntil: "networkidle" })
+    await page.getByRole("heading", { name: "Sign in" }).waitFor()
+    const first = meter.read()
+    expect(first.entries.length).toBeGreaterThanOrEqual(3)
+    expect(first.total, JSON.stringify(first.entries)).toBeLessThanOrEqual(100 * KB)
+
+    meter.reset()
+    await page.getByRole("link", { name: "Create an account" }).click()
+    await page.getByRole("heading", { name: "Create an account" }).waitFor()
+    await page.waitForLoadState("networkidle")
+    expect(meter.read().total).toBeLessThan(30 * KB)
+    console.log(`sign-in first load: ${first.total} B in ${first.entries.length} requests; page change: ${meter.read().total} B`)
+    await page.close()
+  })
+
+  it("serves the app with its security headers, compressed, and 404s what is not a page", async () => {
+    const html = await fetch(`${server.origin}/sign-in`, { headers: { "accept-encoding": "br" } })
+    expect(html.status).toBe(200)
+    expect(html.headers.get("content-security-policy")).toContain("frame-ancestors 'none'")
+    expect(html.headers.get("content-security-policy")).not.toContain("unsafe-inline")
+    expect(html.headers.get("cache-control")).toBe("no-cache")
+    expect(html.headers.get("x-content-type-options")).toBe("nosniff")
+    const script = /src="(\/assets\/app\.[0-9a-f]+\.js)"/.exec(await html.text())![1]!
+    const asset = await fetch(`${server.origin}${script}`, { headers: { "accept-encoding": "gzip" } })
+    expect(asset.headers.get("cache-control")).toBe("public, max-age=31536000, immutable")
+    expect(asset.headers.get("content-encoding")).toBe("gzip")
+    for (const path of ["/nothing-here", "/sign-in/", "/SIGN-IN", "/%73ign-in", "/orders/", "/assets/"]) {
+      expect((await fetch(`${server.origin}${path}`)).status, path).toBe(404)
+    }
+    const post = await fetch(`${server.origin}/sign-in`, { method: "POST" })
+    expect(post.status).toBe(405)
+    expect(post.headers.get("allow")).toBe("GET, HEAD")
+  })
+
+  for (const [device, viewport] of [["phone", PHONE], ["desktop", DESKTOP]] as const) {
+    it(`has no serious accessibility violations on the public pages (${device})`, async () => {
+      const page = await browser.context.newPage()
+      await page.setViewportSize(viewport)
+      for (const [path, heading, name] of [
+        ["/sign-in", "Sign in", "sign-in"],
+        ["/register", "Create an account", "register"],
+        ["/reset-password", "Reset your password", "reset-password"]
+      ] as const) {
+        await page.goto(`${server.origin}${path}`)
+        await page.getByRole("heading", { name: heading }).waitFor()
+        expect(await seriousViolations(page), path).toEqual([])
+        // Usable at 360 px: nothing wider than the screen.
+        expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(viewport.width)
+        if (target.name === "pglite") await screenshot(page, `${name}-${device}`)
+      }
+      await page.close()
+    })
+  }
+})
