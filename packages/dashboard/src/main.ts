@@ -11,7 +11,7 @@ import { keys } from "./pages/Keys.js"
 import { order, orders } from "./pages/Orders.js"
 import { wallet } from "./pages/Wallet.js"
 import { webhooks } from "./pages/Webhooks.js"
-import type { PageName } from "./Paths.js"
+import { type PageName, route } from "./Paths.js"
 
 const pages: Record<PageName, Page> = {
   home,
@@ -29,7 +29,21 @@ const pages: Record<PageName, Page> = {
   webhooks
 }
 
+/**
+ * An emailed link may name its page in the fragment (`/#/verify-email?token=…`), so that no
+ * part of it but `/` reaches a server: it becomes that page with the token still in the
+ * fragment (`/verify-email#token=…`), never in a path or query.
+ */
+const fromFragmentLink = () => {
+  if (!location.hash.startsWith("#/")) return
+  const inner = new URL(location.hash.slice(1), location.origin)
+  if (route(inner.pathname) === undefined) return
+  const rest = inner.searchParams.toString()
+  history.replaceState(null, "", `${inner.pathname}${rest === "" ? "" : `#${rest}`}`)
+}
+
 const boot = async () => {
+  fromFragmentLink()
   let session: Awaited<ReturnType<typeof api.session>> | undefined
   try {
     session = await api.session()

@@ -37,7 +37,9 @@ describe.each(targets)("dashboard budgets ($name)", (target) => {
     await page.getByRole("heading", { name: "Create an account" }).waitFor()
     await page.waitForLoadState("networkidle")
     expect(meter.read().total).toBeLessThan(30 * KB)
-    console.log(`sign-in first load: ${first.total} B in ${first.entries.length} requests; page change: ${meter.read().total} B`)
+    console.log(
+      `sign-in first load: ${first.total} B in ${first.entries.length} requests; page change: ${meter.read().total} B`
+    )
     await page.close()
   })
 
@@ -64,11 +66,13 @@ describe.each(targets)("dashboard budgets ($name)", (target) => {
     it(`has no serious accessibility violations on the public pages (${device})`, async () => {
       const page = await browser.context.newPage()
       await page.setViewportSize(viewport)
-      for (const [path, heading, name] of [
-        ["/sign-in", "Sign in", "sign-in"],
-        ["/register", "Create an account", "register"],
-        ["/reset-password", "Reset your password", "reset-password"]
-      ] as const) {
+      for (
+        const [path, heading, name] of [
+          ["/sign-in", "Sign in", "sign-in"],
+          ["/register", "Create an account", "register"],
+          ["/reset-password", "Reset your password", "reset-password"]
+        ] as const
+      ) {
         await page.goto(`${server.origin}${path}`)
         await page.getByRole("heading", { name: heading }).waitFor()
         expect(await seriousViolations(page), path).toEqual([])

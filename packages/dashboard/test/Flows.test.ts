@@ -1,0 +1,237 @@
+/**
+ * The dashboard end to end in Chromium, on a phone's screen, against the real server on a
+ * test database: a newcomer registers, verifies the address from the emailed link, signs in,
+ * funds the wallet through the payment simulator (and sees a declined and a pending payment),
+ * creates an API key, buys and watches the order turn successful (a double click buys once),
+ * uploads a bulk file twice (each row bought once), sets a webhook and sees its delivery.
+ * Every signed-in page is checked with axe-core, page changes are measured against the
+ * 30 KB budget, and screenshots are taken when asked (DASHBOARD_SCREENSHOTS=1).
+ */
+import { ADMIN_TOKEN, startServer, type TestServer } from "@databundle/client/testing"
+import { targets } from "@databundle/core/testing"
+import * as fs from "node:fs"
+import * as http from "node:http"
+import * as os from "node:os"
+import * as path from "node:path"
+import type { Page } from "playwright-core"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { DESKTOP, launch, PHONE, screenshot, seriousViolations, type TestBrowser, transferMeter } from "./Browser.js"
+
+const KB = 1024
+
+/** The newest emailed link to `to`, read from the outbox through the admin API. */
+const emailedLink = async (server: TestServer, to: string): Promise<string> => {
+  for (let i = 0; i < 50; i++) {
+    const answer = await fetch(`${server.origin}/admin/v1/emails?to=${encodeURIComponent(to)}`, {
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` }
+    })
+    const body: any = await answer.json()
+    const link = (body.emails as Array<{ link: string | null }> | undefined)?.find((m) => m.link !== null)?.link
+    if (link) return link
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  throw new Error(`no email with a link to ${to}`)
+}
+
+/** A webhook receiver on this machine that answers 200 and keeps what it got. */
+const receiver = async () => {
+  const received: Array<{ headers: http.IncomingHttpHeaders; body: string }> = []
+  const server = http.createServer((request, response) => {
+    let body = ""
+    request.on("data", (chunk) => (body += chunk))
+    request.on("end", () => {
+      received.push({ headers: request.headers, body })
+      response.writeHead(200).end("ok")
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  const address = server.address() as { port: number }
+  return { url: `http://127.0.0.1:${address.port}/hooks`, received, close: () => server.close() }
+}
+
+const heading = (page: Page, name: string | RegExp) => page.getByRole("heading", { name, level: 1 }).waitFor()
+
+/** Goes to a page through the navigation, checks it with axe-core and keeps its screenshots. */
+const visit = async (
+  page: Page,
+  link: string,
+  title: string | RegExp,
+  shot: string,
+  meter?: { reset(): void; read(): { total: number } }
+) => {
+  meter?.reset()
+  await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: link, exact: true }).click()
+  await heading(page, title)
+  await page.waitForLoadState("networkidle")
+  if (meter) expect(meter.read().total, `page change to ${link}`).toBeLessThan(30 * KB)
+  expect(await seriousViolations(page), link).toEqual([])
+  await shots(page, shot)
+}
+
+let shooting = false
+const shots = async (page: Page, name: string) => {
+  if (!shooting) return
+  await screenshot(page, `${name}-phone`)
+  const size = page.viewportSize()!
+  await page.setViewportSize(DESKTOP)
+  await screenshot(page, `${name}-desktop`)
+  await page.setViewportSize(size)
+}
+
+describe.each(targets)("dashboard flows ($name)", (target) => {
+  let server: TestServer
+  let browser: TestBrowser
+  let hooks: Awaited<ReturnType<typeof receiver>>
+  beforeAll(async () => {
+    server = await startServer(target, { BUNDLES_PAYMENT_PENDING_SECONDS: "2" })
+    browser = await launch(PHONE)
+    hooks = await receiver()
+    shooting = target.name === "pglite"
+  })
+  afterAll(async () => {
+    hooks?.close()
+    await browser?.close()
+    await server?.dispose()
+  })
+
+  it("takes a newcomer from registration to a successful order, and on to bulk and webhooks", async () => {
+    const page = await browser.context.newPage()
+    const email = `ama.${Date.now()}@example.com`
+    const password = "correct horse battery"
+
+    // Register: the API's field errors show next to their fields first.
+    await page.goto(`${server.origin}/register`)
+    await heading(page, "Create an account")
+    await page.getByLabel("Name").fill("Ama Mensah")
+    await page.getByLabel("Email").fill(email)
+    await page.getByLabel("Phone number").fill("12345")
+    await page.getByLabel("Password").fill(password)
+    await page.getByRole("button", { name: "Create account" }).click()
+    const phoneError = page.locator(
+      "#" + (await page.getByLabel("Phone number").getAttribute("aria-describedby"))!.split(" ").pop()!
+    )
+    await expect.poll(() => phoneError.textContent()).not.toBe("")
+    expect(await page.getByLabel("Phone number").getAttribute("aria-invalid")).toBe("true")
+    await page.getByLabel("Phone number").fill("024 123 4567")
+    await page.getByRole("button", { name: "Create account" }).click()
+    await page.getByRole("heading", { name: "Check your email" }).waitFor()
+
+    // Signing in before verifying is refused with the reason.
+    await page.goto(`${server.origin}/sign-in`)
+    await page.getByLabel("Email").fill(email)
+    await page.getByLabel("Password").fill(password)
+    await page.getByRole("button", { name: "Sign in" }).click()
+    await page.getByRole("alert").filter({ hasText: /verif/i }).waitFor()
+
+    // The emailed link verifies the address; then sign in.
+    await page.goto(await emailedLink(server, email))
+    await page.getByText("Your email is verified").waitFor()
+    expect(page.url()).not.toContain("token")
+    await page.getByRole("link", { name: "Sign in" }).first().click()
+    await page.getByLabel("Email").fill(email)
+    await page.getByLabel("Password").fill(password)
+    await page.getByRole("button", { name: "Sign in" }).click()
+    await heading(page, "Home")
+    await expect.poll(() => page.getByText("GH₵ 0.00").count()).toBe(3)
+    expect(await seriousViolations(page)).toEqual([])
+    await shots(page, "home-empty")
+    const meter = await transferMeter(page)
+
+    // Fund by mobile money: approved, declined (payer ending 0000), pending then settled (9999).
+    await visit(page, "Fund", "Fund your wallet", "fund", meter)
+    const pay = async (amount: string, payer: string) => {
+      await page.getByLabel("Pay with").selectOption("mtn_momo")
+      await page.getByLabel("Amount (GH₵)").fill(amount)
+      await page.getByLabel("Mobile money number").fill(payer)
+      await page.getByRole("button", { name: "Pay" }).click()
+    }
+    await pay("50", "0241234567")
+    await page.getByText(/succeeded: GH₵ 50\.00 added/).waitFor({ timeout: 30_000 })
+    await pay("20", "0241230000")
+    await page.getByText(/failed: .*Nothing was charged/).waitFor({ timeout: 30_000 })
+    await pay("30", "0241239999")
+    await page.getByText(/is pending/).waitFor({ timeout: 30_000 })
+    await shots(page, "fund-pending")
+    await page.getByText(/succeeded: GH₵ 30\.00 added/).waitFor({ timeout: 60_000 })
+
+    // An API key, shown once.
+    await visit(page, "API keys", "API keys", "keys", meter)
+    await page.getByLabel("Key name").fill("shop website")
+    await page.getByRole("button", { name: "Create key" }).click()
+    const key = (await page.getByTestId("new-key").textContent())!
+    expect(key.length).toBeGreaterThan(20)
+    await page.getByRole("button", { name: "Copy key" }).waitFor()
+    await page.getByText("shop website").waitFor()
+    expect(await page.locator("code", { hasText: key }).count()).toBe(1)
+    await shots(page, "keys-created")
+    const balance = await fetch(`${server.baseUrl}/balance`, {
+      headers: { "x-api-key": key, accept: "application/json" }
+    })
+    expect(balance.status).toBe(200)
+
+    // Buy: a number of another operator is flagged; a double click buys once; the order turns successful.
+    await visit(page, "Buy", "Buy a bundle", "buy", meter)
+    await page.getByLabel("Network").selectOption({ label: "MTN" })
+    await page.getByLabel("Phone number").fill("020 111 9999")
+    await page.getByText(/020 numbers are usually Telecel, not MTN/).waitFor()
+    await page.getByLabel("Phone number").fill("024 111 9999")
+    await expect.poll(() => page.locator("#network-warning").isHidden()).toBe(true)
+    await page.getByRole("button", { name: "Buy" }).dblclick()
+    await page.getByTestId("order-status").getByText("successful").waitFor({ timeout: 60_000 })
+    await shots(page, "buy-done")
+
+    // Bulk: the same file twice buys each row once.
+    const csv = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "bulk-")), "november.csv")
+    const bundleId = await page.getByLabel("Bundle").inputValue()
+    fs.writeFileSync(csv, `bundle_id,phone_number\n${bundleId},0241112222\n${bundleId},0541113333\n`)
+    await visit(page, "Bulk", "Bulk purchase", "bulk", meter)
+    for (const expected of ["2 bought now, 0 already bought", "0 bought now, 2 already bought"]) {
+      await page.getByLabel("CSV file").setInputFiles(csv)
+      await page.getByRole("button", { name: "Check and buy" }).click()
+      await page.getByTestId("bulk-summary").getByText(expected).waitFor({ timeout: 60_000 })
+    }
+    const download = page.waitForEvent("download")
+    await page.getByRole("button", { name: "Download results (CSV)" }).click()
+    const results = fs.readFileSync((await (await download).path())!, "utf8")
+    expect(results.split("\r\n")[0]).toContain("order_number")
+    expect(results).toContain("already bought")
+    await shots(page, "bulk-done")
+
+    // Orders: one order per purchase (the double click and the second upload bought nothing).
+    await visit(page, "Orders", "Orders", "orders", meter)
+    await page.getByText("3 order(s)").waitFor()
+    await page.getByRole("link", { name: /^ORD/ }).first().click()
+    await heading(page, /^Order /)
+    expect(await seriousViolations(page)).toEqual([])
+    await shots(page, "order")
+
+    // The wallet: 80 paid in, three orders paid out, each movement named.
+    await visit(page, "Wallet", "Wallet", "wallet", meter)
+    await page.getByRole("cell", { name: /funding/ }).first().waitFor()
+    await page.getByRole("cell", { name: /order/ }).first().waitFor()
+
+    // Webhooks: set the URL, send a test event, see it delivered; reveal the secret.
+    await visit(page, "Webhooks", "Webhooks", "webhooks", meter)
+    await page.getByLabel("Webhook URL").fill(hooks.url)
+    await page.getByRole("button", { name: "Save URL" }).click()
+    await page.getByText("Saved.").waitFor()
+    await page.getByRole("button", { name: "Send test event" }).click()
+    await expect.poll(async () => {
+      await page.getByRole("button", { name: "Refresh" }).click()
+      return page.getByTestId("deliveries").getByText("delivered").count()
+    }, { timeout: 30_000 }).toBeGreaterThan(0)
+    expect(hooks.received.length).toBeGreaterThan(0)
+    await page.getByRole("button", { name: "Reveal secret" }).click()
+    await page.locator("code.secret").waitFor()
+    expect(await seriousViolations(page)).toEqual([])
+    await shots(page, "webhooks-delivered")
+
+    // Home lists what was bought; signing out ends the session.
+    await visit(page, "Home", "Home", "home", meter)
+    await page.getByRole("button", { name: "Sign out" }).click()
+    await heading(page, "Sign in")
+    await page.goto(`${server.origin}/orders`)
+    await heading(page, "Sign in")
+    await page.close()
+  })
+})
