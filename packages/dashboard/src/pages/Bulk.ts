@@ -9,24 +9,11 @@
 import { parsePhone } from "@databundle/client/Phone"
 import { ApiFailure } from "../Api.js"
 import type { Page } from "../App.js"
+import { batchPrefix as prefixOf, batchSlug as slug, deriveReference as derive } from "../BatchReference.js"
 import { download, parseCsv, toCsv } from "../Csv.js"
 import { ghs, h, replace } from "../Dom.js"
 import { api, type Bundle, type Order } from "../Endpoints.js"
 import { form } from "../Form.js"
-
-const slug = (batch: string): string =>
-  batch.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+/, "").slice(0, 24).replace(/-+$/, "") || "batch"
-const prefixOf = (batch: string) => `b:${slug(batch)}:`
-
-const derive = async (batch: string, bundleId: number, phone: string, occurrence: number) => {
-  const digest = await crypto.subtle.digest(
-    "SHA-256",
-    new TextEncoder().encode(`${batch}\n${bundleId}\n${phone}\n${occurrence}`)
-  )
-  let hex = ""
-  for (const byte of new Uint8Array(digest)) hex += byte.toString(16).padStart(2, "0")
-  return `${prefixOf(batch)}${hex.slice(0, 32)}`
-}
 
 interface Row {
   readonly line: number
