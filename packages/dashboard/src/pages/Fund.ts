@@ -44,6 +44,19 @@ export const fund: Page = {
 
     const watch = async (payment: Payment) => {
       let current = payment
+      if (current.method === "manual_transfer" && current.status === "pending") {
+        replace(
+          result,
+          h(
+            "p",
+            { class: "warning" },
+            `Payment ${current.payment_number} is waiting for your transfer. `,
+            current.instructions ?? ""
+          )
+        )
+        renderList((await api.payments({ query: { per_page: 10 } })).payments)
+        return
+      }
       // Mobile money answers within a minute or two; the list below keeps the rest.
       for (let i = 0; i < 60 && current.status === "pending"; i++) {
         replace(
