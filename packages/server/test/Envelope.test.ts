@@ -133,7 +133,7 @@ for (const target of targets) {
           const paths: Array<[Method, string]> = [
             ["GET", "/api/v1/nope"],
             ["GET", "/nope"],
-            ["GET", "/"],
+            // (`/` and the dashboard's other page paths are the web app: packages/dashboard/test.)
             ["GET", "/api/v1"],
             ["GET", "/api/v2/balance"],
             ["GET", "/api/balance"],
