@@ -48,6 +48,7 @@ export const api = {
   resetPassword: endpoint<Payload<typeof U.ResetPasswordPayload>, Done>("dashboardAccess.resetPassword"),
   session: endpoint<{}, Session>("dashboardSession.current"),
   signOut: endpoint<{}, Done>("dashboardSession.signOut"),
+  changePassword: endpoint<Payload<typeof U.ChangePasswordPayload>, Done>("dashboardSession.changePassword"),
   home: endpoint<{}, Home>("dashboardHome.home"),
   networks: endpoint<{}, Wire<typeof D.NetworksResponse>>("dashboardCatalog.networks"),
   bundles: endpoint<{ readonly path: { readonly network_id: number } }, Wire<typeof D.BundlesResponse>>(

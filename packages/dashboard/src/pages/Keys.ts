@@ -82,7 +82,41 @@ export const keys: Page = {
         await load()
       }
     })
+    const password = form({
+      label: "Change your password",
+      submit: "Change password",
+      pending: "Saving…",
+      fields: [
+        { name: "current_password", label: "Current password", type: "password", autocomplete: "current-password" },
+        {
+          name: "new_password",
+          label: "New password",
+          type: "password",
+          autocomplete: "new-password",
+          hint: "At least 10 characters. Your other sessions are signed out.",
+          attrs: { minlength: "10" }
+        }
+      ],
+      onSubmit: async (values, f) => {
+        const answer = await api.changePassword({
+          payload: { current_password: values.current_password!, new_password: values.new_password! }
+        })
+        f.element.reset()
+        f.setMessage(answer.message, "ok")
+      }
+    })
     await load()
-    return h("div", null, h("h1", null, "API keys"), create.element, shown, h("h2", null, "Your keys"), list)
+    return h(
+      "div",
+      null,
+      h("h1", null, "API keys"),
+      h("p", { class: "muted" }, "Programs that buy through the API use a key; each key can be revoked on its own."),
+      create.element,
+      shown,
+      h("h2", null, "Your keys"),
+      list,
+      h("h2", null, "Your password"),
+      password.element
+    )
   }
 }
