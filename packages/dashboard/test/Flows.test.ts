@@ -132,7 +132,7 @@ describe.each(targets)("dashboard flows ($name)", (target) => {
     await page.getByLabel("Password").fill(password)
     await page.getByRole("button", { name: "Sign in" }).click()
     await heading(page, "Home")
-    await expect.poll(() => page.getByText("GH₵ 0.00").count()).toBe(3)
+    await expect.poll(() => page.getByText("GH₵ 0.00", { exact: true }).count()).toBe(3)
     expect(await seriousViolations(page)).toEqual([])
     await shots(page, "home-empty")
     const meter = await transferMeter(page)
