@@ -1,4 +1,5 @@
 /** The pages before a session: sign in, register, verify the email, reset a forgotten password. */
+import { parsePhone } from "@databundle/client/Phone"
 import { ApiFailure, setCsrfToken } from "../Api.js"
 import type { Page } from "../App.js"
 import { h } from "../Dom.js"
@@ -85,8 +86,10 @@ export const register: Page = {
         }
       ],
       onSubmit: async (values) => {
+        // Written as people write it (`024 123 4567`, `+233 24 ...`), sent in the API's form.
+        const phone = parsePhone(values.phone!)?.local ?? values.phone!
         await api.register({
-          payload: { name: values.name!, email: values.email!, phone: values.phone!, password: values.password! }
+          payload: { name: values.name!, email: values.email!, phone, password: values.password! }
         })
         registerForm.element.hidden = true
         done.replaceChildren(

@@ -6,6 +6,7 @@
  * makes), so the same file uploaded again, from the dashboard or the CLI, finds its rows
  * already bought and buys only the rest. The batch name defaults to the file's name.
  */
+import { MAX_PER_PAGE } from "@databundle/client/OrderTerms"
 import { parsePhone } from "@databundle/client/Phone"
 import { ApiFailure } from "../Api.js"
 import type { Page } from "../App.js"
@@ -116,7 +117,9 @@ export const bulk: Page = {
         // What the batch already bought: one listing by the batch's reference prefix, then each own reference.
         const found = new Map<string, Order>()
         for (let page = 1, last = 1; page <= last; page++) {
-          const answer = await api.orders({ query: { reference_prefix: prefixOf(batch), per_page: 100, page } })
+          const answer = await api.orders({
+            query: { reference_prefix: prefixOf(batch), per_page: MAX_PER_PAGE, page }
+          })
           for (const order of answer.orders) if (order.reference) found.set(order.reference, order)
           last = answer.pagination.last_page
         }

@@ -1,4 +1,5 @@
 /** Orders: the API's filters, a page at a time, the detail of one, and a CSV export of the filtered list. */
+import { MAX_PER_PAGE } from "@databundle/client/OrderTerms"
 import type { Page } from "../App.js"
 import { download, toCsv } from "../Csv.js"
 import { ghs, h, when } from "../Dom.js"
@@ -69,7 +70,7 @@ export const orders: Page = {
       try {
         const all: Array<Order> = []
         for (let p = 1, last = 1; p <= last; p++) {
-          const pageAnswer = await api.orders({ query: { ...filters, page: p, per_page: 100 } })
+          const pageAnswer = await api.orders({ query: { ...filters, page: p, per_page: MAX_PER_PAGE } })
           all.push(...pageAnswer.orders)
           last = pageAnswer.pagination.last_page
           exportStatus.textContent = `Preparing the export: page ${p} of ${last}`

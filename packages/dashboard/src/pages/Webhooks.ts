@@ -74,7 +74,7 @@ export const webhooks: Page = {
       )
 
     const urlForm = form({
-      label: "Webhook URL",
+      label: "Webhook address",
       submit: "Save URL",
       pending: "Saving…",
       fields: [{
