@@ -91,10 +91,13 @@ export const seriousViolations = async (page: Page) => {
     .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)
 }
 
-/** Saves a small PNG of the page into docs/dashboard/ when `DASHBOARD_SCREENSHOTS` is set. */
+/**
+ * Saves a PNG of the page into docs/dashboard/ when `DASHBOARD_SCREENSHOTS` is set (the
+ * committed ones were then reduced with `pngquant`).
+ */
 export const screenshot = async (page: Page, name: string) => {
   if (!process.env.DASHBOARD_SCREENSHOTS) return
   const dir = path.resolve(import.meta.dirname, "../../../docs/dashboard")
   fs.mkdirSync(dir, { recursive: true })
-  await page.screenshot({ path: path.join(dir, `${name}.png`), fullPage: false })
+  await page.screenshot({ path: path.join(dir, `${name}.png`), fullPage: true })
 }

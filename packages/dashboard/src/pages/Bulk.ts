@@ -216,7 +216,7 @@ export const bulk: Page = {
                   "tr",
                   null,
                   h("td", null, o.row.line),
-                  h("td", null, `${o.row.bundle.network} ${o.row.bundle.name} (${ghs(o.row.bundle.price)})`),
+                  h("td", null, `${o.row.bundle.name} (${ghs(o.row.bundle.price)})`),
                   h("td", null, o.row.phone),
                   h("td", null, o.result, o.message ? `: ${o.message}` : ""),
                   h("td", null, o.order ? `${o.order.order_number} (${o.order.status})` : "")

@@ -51,7 +51,7 @@ const orderStatusLine = (order: Order) =>
     },
     "Order ",
     h("a", { href: pathOf("order", { number: order.order_number }) }, order.order_number),
-    `: ${order.network} ${order.bundle} to ${order.phone_number}, `,
+    `: ${order.bundle} to ${order.phone_number}, `,
     statusBadge(order.status),
     order.status === "pending" ? " (checking…)" : order.status === "failed" ? " — refunded to your wallet" : ""
   )
@@ -93,9 +93,9 @@ export const buy: Page = {
             h(
               "p",
               null,
-              placed.replayed ? "This purchase had already been made: nothing was bought twice." : placed.message,
-              ` Wallet: ${ghs(placed.wallet_balance)}.`
+              placed.replayed ? "This purchase had already been made: nothing was bought twice." : placed.message
             ),
+            h("p", null, `Main wallet balance: ${ghs(placed.wallet_balance)}`),
             h("div", { "data-testid": "order-status" })
           )
           await watchOrder(placed.order, result.querySelector("[data-testid=order-status]") as HTMLElement)

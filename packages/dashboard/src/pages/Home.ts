@@ -36,7 +36,7 @@ export const ordersTable = (orders: ReadonlyArray<Order>, caption: string): Node
               "tr",
               null,
               h("td", null, h("a", { href: pathOf("order", { number: order.order_number }) }, order.order_number)),
-              h("td", null, `${order.network} ${order.bundle}`),
+              h("td", null, order.bundle),
               h("td", null, order.phone_number),
               h("td", { class: "num" }, ghs(order.amount_paid)),
               h("td", null, statusBadge(order.status))
