@@ -63,10 +63,16 @@ const visit = async (
   await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: link, exact: true }).click()
   await heading(page, title)
   await page.waitForLoadState("networkidle")
-  if (meter) expect(meter.read().total, `page change to ${link}`).toBeLessThan(30 * KB)
+  if (meter) {
+    changes.push(`${link} ${meter.read().total} B`)
+    expect(meter.read().total, `page change to ${link}`).toBeLessThan(30 * KB)
+  }
   expect(await seriousViolations(page), link).toEqual([])
   if (shot !== undefined) await shots(page, shot)
 }
+
+/** The bytes of each page change, printed at the end. */
+const changes: Array<string> = []
 
 let shooting = false
 const shots = async (page: Page, name: string) => {
@@ -264,6 +270,7 @@ describe.each(targets)("dashboard flows ($name)", (target) => {
     await heading(page, "Sign in")
     await page.goto(`${server.origin}/orders`)
     await heading(page, "Sign in")
+    console.log(`page changes (${target.name}): ${changes.splice(0).join(", ")}`)
     await page.close()
   })
 })
