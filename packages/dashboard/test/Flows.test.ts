@@ -3,7 +3,8 @@
  * test database: a newcomer registers, verifies the address from the emailed link, signs in,
  * funds the wallet through the payment simulator (and sees a declined and a pending payment),
  * creates an API key, buys and watches the order turn successful (a double click buys once),
- * uploads a bulk file twice (each row bought once), sets a webhook and sees its delivery.
+ * uploads a bulk file twice (each row bought once), sets a webhook and sees its delivery
+ * (resend, rotate), revokes the key; and another resets a forgotten password.
  * Every signed-in page is checked with axe-core, page changes are measured against the
  * 30 KB budget, and screenshots are taken when asked (DASHBOARD_SCREENSHOTS=1).
  */
@@ -19,14 +20,14 @@ import { DESKTOP, launch, PHONE, screenshot, seriousViolations, type TestBrowser
 
 const KB = 1024
 
-/** The newest emailed link to `to`, read from the outbox through the admin API. */
-const emailedLink = async (server: TestServer, to: string): Promise<string> => {
+/** An emailed link to `to` for `page`, read from the outbox through the admin API. */
+const emailedLink = async (server: TestServer, to: string, page: string): Promise<string> => {
   for (let i = 0; i < 50; i++) {
     const answer = await fetch(`${server.origin}/admin/v1/emails?to=${encodeURIComponent(to)}`, {
       headers: { authorization: `Bearer ${ADMIN_TOKEN}` }
     })
     const body: any = await answer.json()
-    const link = (body.emails as Array<{ link: string | null }> | undefined)?.find((m) => m.link !== null)?.link
+    const link = (body.emails as Array<{ link: string | null }> | undefined)?.find((m) => m.link?.includes(page))?.link
     if (link) return link
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
@@ -141,7 +142,7 @@ describe.each(targets)("dashboard flows ($name)", (target) => {
 
     // The emailed link verifies the address; then sign in.
     // (The link names the public URL, unknown to a server on a port chosen at start: opened on this one.)
-    const link = new URL(await emailedLink(server, email))
+    const link = new URL(await emailedLink(server, email, "verify-email"))
     await page.goto(`${server.origin}${link.pathname}${link.search}${link.hash}`)
     await page.getByText("Your email is verified").waitFor()
     expect(page.url()).not.toContain("token")
@@ -261,8 +262,27 @@ describe.each(targets)("dashboard flows ($name)", (target) => {
     expect(hooks.received.length).toBeGreaterThan(0)
     await page.getByRole("button", { name: "Reveal secret" }).click()
     await page.locator("code.secret").waitFor()
+    const secret = await page.locator("code.secret").textContent()
     expect(await seriousViolations(page)).toEqual([])
     await shots(page, "webhooks")
+    // Resend delivers the same event again; rotating gives another secret.
+    const before = hooks.received.length
+    await page.getByRole("button", { name: /^Resend webhook\.test/ }).first().click()
+    await expect.poll(() => hooks.received.length, { timeout: 30_000 }).toBeGreaterThan(before)
+    page.once("dialog", (dialog) => void dialog.accept())
+    await page.getByRole("button", { name: "Rotate secret" }).click()
+    await page.getByText(/New signing secret/).waitFor()
+    expect(await page.locator("code.secret").textContent()).not.toBe(secret)
+
+    // Revoking the key stops it at once.
+    await visit(page, "API keys", "API keys", undefined, meter)
+    page.once("dialog", (dialog) => void dialog.accept())
+    await page.getByRole("button", { name: "Revoke till 2" }).click()
+    await page.getByText(/ · revoked /).first().waitFor()
+    const refused = await fetch(`${server.baseUrl}/balance`, {
+      headers: { "x-api-key": key, accept: "application/json" }
+    })
+    expect(refused.status).toBe(401)
 
     // Home lists what was bought; signing out ends the session.
     await visit(page, "Home", "Home", "home", meter)
@@ -271,6 +291,45 @@ describe.each(targets)("dashboard flows ($name)", (target) => {
     await page.goto(`${server.origin}/orders`)
     await heading(page, "Sign in")
     console.log(`page changes (${target.name}): ${changes.splice(0).join(", ")}`)
+    await page.close()
+  })
+
+  it("resets a forgotten password from the emailed link", async () => {
+    const page = await browser.context.newPage()
+    const email = `kofi.${Date.now()}@example.com`
+    await page.goto(`${server.origin}/register`)
+    await page.getByLabel("Name").fill("Kofi Boateng")
+    await page.getByLabel("Email").fill(email)
+    await page.getByLabel("Phone number").fill("+233 54 123 4567")
+    await page.getByLabel("Password").fill("first password here")
+    await page.getByRole("button", { name: "Create account" }).click()
+    await page.getByRole("heading", { name: "Check your email" }).waitFor()
+    const verify = new URL(await emailedLink(server, email, "verify-email"))
+    await page.goto(`${server.origin}/${verify.hash}`)
+    await page.getByText("Your email is verified").waitFor()
+
+    await page.goto(`${server.origin}/sign-in`)
+    await page.getByRole("link", { name: "Forgot your password?" }).click()
+    await heading(page, "Reset your password")
+    await page.getByLabel("Email").fill(email)
+    await page.getByRole("button", { name: "Email me a reset link" }).click()
+    await page.locator(".form-message.ok").waitFor()
+    const reset = new URL(await emailedLink(server, email, "reset-password"))
+    await page.goto(`${server.origin}/${reset.hash}`)
+    await heading(page, "Reset your password")
+    expect(page.url()).not.toContain("token")
+    await page.getByLabel("New password", { exact: true }).fill("short")
+    await page.getByRole("button", { name: "Set the new password" }).click()
+    expect(await page.getByLabel("New password", { exact: true }).getAttribute("aria-invalid")).toBe("true")
+    await page.getByLabel("New password", { exact: true }).fill("second password here")
+    await page.getByRole("button", { name: "Set the new password" }).click()
+    await page.locator(".form-message.ok").waitFor()
+
+    await page.goto(`${server.origin}/sign-in`)
+    await page.getByLabel("Email").fill(email)
+    await page.getByLabel("Password").fill("second password here")
+    await page.getByRole("button", { name: "Sign in" }).click()
+    await heading(page, "Home")
     await page.close()
   })
 })

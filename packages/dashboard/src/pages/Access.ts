@@ -169,7 +169,7 @@ export const resetPassword: Page = {
     }
     history.replaceState(null, "", location.pathname)
     const reset = form({
-      label: "New password",
+      label: "Choose a new password",
       submit: "Set the new password",
       pending: "Saving…",
       fields: [{
