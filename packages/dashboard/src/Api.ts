@@ -4,8 +4,8 @@
  * The client `HttpApiClient` derives from an `HttpApi` carries Effect, Schema and the
  * platform's HTTP client into the page: 141 KB compressed (brotli) for the reseller API alone,
  * over the whole budget of the first page (docs/architecture.md). So the browser gets:
- * - types from the contract through type-only imports, which cost nothing at run time
- *   (`Endpoints.ts` checks each one against the endpoint's own success type);
+ * - types from the contract's schemas through type-only imports, which cost nothing at run
+ *   time (`Endpoints.ts`; each endpoint's name is checked against the `DashboardApi` type);
  * - the method and path of each endpoint from the contract itself, read by the build with
  *   `HttpApi.reflect` and inlined as `DASHBOARD_ROUTES`, so a path exists in one place;
  * - the envelope of the API's errors (`success: false`, `message`, the 422's `errors` by field).
