@@ -5,6 +5,7 @@
  * removing an endpoint there fails the type check here.
  */
 import type * as D from "@databundle/contract/DashboardApi"
+import type * as L from "@databundle/contract/DeliveryLog"
 import type * as P from "@databundle/contract/Payment"
 import type * as U from "@databundle/contract/User"
 import type { HttpApi, HttpApiGroup } from "@effect/platform"
@@ -88,7 +89,9 @@ export const api = {
   ),
   revealSecret: endpoint<{}, Wire<typeof D.WebhookSecretResponse>>("dashboardWebhooks.revealSecret"),
   rotateSecret: endpoint<{}, Wire<typeof D.WebhookSecretResponse>>("dashboardWebhooks.rotateSecret"),
-  sendTest: endpoint<{}, Wire<typeof D.DeliveryResponse>>("dashboardWebhooks.sendTest"),
+  sendTest: endpoint<Payload<typeof L.TestEventPayload>, Wire<typeof D.DeliveryResponse>>(
+    "dashboardWebhooks.sendTest"
+  ),
   deliveries: endpoint<{ readonly query: Record<string, string | number | undefined> }, Wire<typeof D.DeliveriesPage>>(
     "dashboardWebhooks.deliveries"
   ),

@@ -267,7 +267,7 @@ describe.each(targets)("dashboard flows ($name)", (target) => {
     await shots(page, "webhooks")
     // Resend delivers the same event again; rotating gives another secret.
     const before = hooks.received.length
-    await page.getByRole("button", { name: /^Resend webhook\.test/ }).first().click()
+    await page.getByRole("button", { name: /^Resend order\.successful/ }).first().click()
     await expect.poll(() => hooks.received.length, { timeout: 30_000 }).toBeGreaterThan(before)
     page.once("dialog", (dialog) => void dialog.accept())
     await page.getByRole("button", { name: "Rotate secret" }).click()

@@ -14,12 +14,17 @@ export const webhooks: Page = {
 
     const deliveryItem = (d: Delivery) => {
       const resend = h("button", { type: "button", class: "secondary" }, "Resend")
-      resend.setAttribute("aria-label", `Resend ${d.type} ${d.event_id}`)
+      resend.setAttribute("aria-label", `Resend ${d.event_type} ${d.id}`)
       resend.addEventListener("click", async () => {
         resend.disabled = true
         resend.textContent = "Resending…"
         try {
-          await api.resend({ path: { event_id: d.event_id } })
+          await api.resend({ path: { event_id: d.id } })
+        } catch (error) {
+          replace(
+            secretBox,
+            h("p", { class: "form-message", role: "alert" }, error instanceof Error ? error.message : String(error))
+          )
         } finally {
           await loadLog()
         }
@@ -27,32 +32,19 @@ export const webhooks: Page = {
       return h(
         "li",
         null,
-        h("strong", null, d.type),
+        h("strong", null, d.event_type),
         " ",
-        statusBadge(d.status),
+        statusBadge(d.state),
         h("br"),
         h(
           "span",
           { class: "muted" },
-          `${d.event_id} · ${when(d.created_at)} · ${d.attempts} attempt(s)`,
-          d.last_status_code !== null ? ` · last status ${d.last_status_code}` : "",
+          `${d.id} · ${when(d.created_at)} · ${d.attempts} attempt(s)`,
+          d.last_attempt_at ? ` · last ${when(d.last_attempt_at)}` : "",
+          d.last_status !== null ? ` · status ${d.last_status}` : "",
           d.last_error ? ` · ${d.last_error}` : "",
           d.next_attempt_at ? ` · next retry ${when(d.next_attempt_at)}` : ""
         ),
-        d.attempt_log.length > 0
-          ? h(
-            "details",
-            null,
-            h("summary", null, "Attempts"),
-            h(
-              "ul",
-              null,
-              d.attempt_log.map((a) =>
-                h("li", null, `${when(a.at)}: ${a.status_code ?? "no answer"}${a.error ? ` (${a.error})` : ""}`)
-              )
-            )
-          )
-          : null,
         h("div", null, resend)
       )
     }
@@ -112,6 +104,11 @@ export const webhooks: Page = {
       })
       return b
     }
+    const testType = h(
+      "select",
+      { "aria-label": "Test event type" },
+      ["order.successful", "order.failed", "wallet.funded", "wallet.debited"].map((t) => h("option", { value: t }, t))
+    )
     const controls = h(
       "div",
       { class: "actions", hidden: !settings.has_secret },
@@ -120,8 +117,9 @@ export const webhooks: Page = {
         if (!confirm("Rotate the signing secret? Your receiver must use the new one from now on.")) return
         showSecret((await api.rotateSecret()).secret, true)
       }, "danger"),
+      testType,
       button("Send test event", async () => {
-        await api.sendTest()
+        await api.sendTest({ payload: { type: testType.value as "order.successful" } })
         await loadLog()
       })
     )
