@@ -11,6 +11,8 @@ import * as zlib from "node:zlib"
 
 const here = (path) => fileURLToPath(new URL(path, import.meta.url))
 const dist = here("dist")
+// Workspace packages resolve to their TypeScript sources; "module" is esbuild's default, kept.
+const CONDITIONS = ["@databundle/source", "module"]
 
 // The contract's dashboard routes and the page paths, evaluated in Node.
 const reflect = await esbuild.build({
@@ -28,6 +30,7 @@ const reflect = await esbuild.build({
     loader: "ts"
   },
   bundle: true,
+  conditions: CONDITIONS,
   platform: "node",
   format: "esm",
   write: false,
@@ -43,6 +46,7 @@ const app = await esbuild.build({
   entryPoints: [here("src/main.ts"), here("src/style.css")],
   outdir: dist,
   bundle: true,
+  conditions: CONDITIONS,
   minify: true,
   format: "esm",
   platform: "browser",
