@@ -1,8 +1,10 @@
 /**
  * The error envelope shared by both APIs.
  *
- * Every error body is a JSON object with `success: false` and a `message`, plus
- * `_tag` naming the error so typed clients can tell errors of one status apart.
+ * Every error body is a JSON object with `success: false` and a `message` (the spec's
+ * envelope), plus three extensions beyond the spec: `_tag` naming the error so typed clients
+ * can tell errors of one status apart, `code`, the same name as a stable snake_case string
+ * for clients in other languages, and `request_id`, the request's `X-Request-Id`.
  * Errors that belong to one concept (an order, a network) live in that concept's module.
  */
 import { HttpApiSchema } from "@effect/platform"
@@ -20,17 +22,34 @@ export const Succeeded = Schema.Literal(true).pipe(
   Schema.withConstructorDefault(() => true as const)
 )
 
+/**
+ * An error's stable snake_case name (`not_found`, `insufficient_balance`): always sent,
+ * filled in by the constructor, and read as that name from a body without one.
+ */
+export const code = <const C extends string>(value: C) =>
+  Schema.optionalWith(Schema.Literal(value), { default: () => value })
+
+/** The id of the request an error answers (its `X-Request-Id`); the server fills it in. */
+export const RequestId = Schema.optional(Schema.String)
+
+/** The fields every error body carries besides its message: `success`, `code`, `request_id`. */
+export const envelope = <const C extends string>(value: C) => ({
+  success: Failed,
+  code: code(value),
+  request_id: RequestId
+})
+
 /** 400: a request the server cannot read (malformed JSON, wrong content type). */
 export class BadRequest extends Schema.TaggedError<BadRequest>()(
   "BadRequest",
-  { success: Failed, message: Schema.String },
+  { ...envelope("bad_request"), message: Schema.String },
   HttpApiSchema.annotations({ status: 400 })
 ) {}
 
 /** 401: missing, unknown or revoked credentials, or a suspended account. */
 export class Unauthorized extends Schema.TaggedError<Unauthorized>()(
   "Unauthorized",
-  { success: Failed, message: Schema.String },
+  { ...envelope("unauthorized"), message: Schema.String },
   HttpApiSchema.annotations({ status: 401 })
 ) {}
 
@@ -44,28 +63,28 @@ export class Forbidden extends Schema.TaggedError<Forbidden>()(
 /** 404: an unknown route, or a resource that does not exist or is not visible to the caller. */
 export class NotFound extends Schema.TaggedError<NotFound>()(
   "NotFound",
-  { success: Failed, message: Schema.String },
+  { ...envelope("not_found"), message: Schema.String },
   HttpApiSchema.annotations({ status: 404 })
 ) {}
 
 /** 405: a known path with a method it does not serve; the response carries `Allow`. */
 export class MethodNotAllowed extends Schema.TaggedError<MethodNotAllowed>()(
   "MethodNotAllowed",
-  { success: Failed, message: Schema.String },
+  { ...envelope("method_not_allowed"), message: Schema.String },
   HttpApiSchema.annotations({ status: 405 })
 ) {}
 
 /** 409: the request conflicts with the resource's current state. */
 export class Conflict extends Schema.TaggedError<Conflict>()(
   "Conflict",
-  { success: Failed, message: Schema.String },
+  { ...envelope("conflict"), message: Schema.String },
   HttpApiSchema.annotations({ status: 409 })
 ) {}
 
 /** 413: a request body over the size limit. */
 export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>()(
   "PayloadTooLarge",
-  { success: Failed, message: Schema.String },
+  { ...envelope("payload_too_large"), message: Schema.String },
   HttpApiSchema.annotations({ status: 413 })
 ) {}
 
@@ -78,7 +97,7 @@ export type FieldErrors = typeof FieldErrors.Type
 /** 422: the request was read but its fields are invalid. */
 export class ValidationError extends Schema.TaggedError<ValidationError>()(
   "ValidationError",
-  { success: Failed, message: Schema.String, errors: FieldErrors },
+  { ...envelope("validation_error"), message: Schema.String, errors: FieldErrors },
   HttpApiSchema.annotations({ status: 422 })
 ) {
   /** A validation error about a single field. */
@@ -90,20 +109,20 @@ export class ValidationError extends Schema.TaggedError<ValidationError>()(
 /** 429: over a rate limit; `retry_after` is in seconds, as is the `Retry-After` header. */
 export class RateLimited extends Schema.TaggedError<RateLimited>()(
   "RateLimited",
-  { success: Failed, message: Schema.String, retry_after: Schema.Int },
+  { ...envelope("rate_limited"), message: Schema.String, retry_after: Schema.Int },
   HttpApiSchema.annotations({ status: 429 })
 ) {}
 
 /** 408: the request's body did not arrive in time. */
 export class RequestTimeout extends Schema.TaggedError<RequestTimeout>()(
   "RequestTimeout",
-  { success: Failed, message: Schema.String },
+  { ...envelope("request_timeout"), message: Schema.String },
   HttpApiSchema.annotations({ status: 408 })
 ) {}
 
 /** 500: an internal failure; the body holds only a generic message and the request id. */
 export class ServerError extends Schema.TaggedError<ServerError>()(
   "ServerError",
-  { success: Failed, message: Schema.String, request_id: Schema.String },
+  { ...envelope("server_error"), message: Schema.String, request_id: Schema.String },
   HttpApiSchema.annotations({ status: 500 })
 ) {}

@@ -3,7 +3,7 @@
  */
 import { HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
-import { Failed } from "./ApiError.js"
+import { envelope } from "./ApiError.js"
 import { MAX_ID } from "./Identifier.js"
 import { Cedis } from "./Money.js"
 
@@ -32,6 +32,6 @@ export type Bundle = typeof Bundle.Type
 /** 400: the bundle exists but cannot be bought now (inactive bundle or network). */
 export class BundleUnavailable extends Schema.TaggedError<BundleUnavailable>()(
   "BundleUnavailable",
-  { success: Failed, message: Schema.String },
+  { ...envelope("bundle_unavailable"), message: Schema.String },
   HttpApiSchema.annotations({ status: 400 })
 ) {}

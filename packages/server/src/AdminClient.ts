@@ -7,13 +7,19 @@ import { HttpApi, HttpApiClient, HttpClient, HttpClientRequest } from "@effect/p
 import { Config, Data, Effect, Option, Redacted, Schema } from "effect"
 import type * as AST from "effect/SchemaAST"
 import * as AdminToken from "./AdminToken.js"
+import * as ServerAddress from "./ServerAddress.js"
 import * as ServerConfig from "./ServerConfig.js"
 
-/** Where the admin CLI looks for the server when neither `--url` nor `BUNDLES_ADMIN_URL` says. */
+/**
+ * Where the admin CLI looks for the server when neither `--url` nor `BUNDLES_ADMIN_URL` says
+ * and no server runs on the data directory.
+ */
 export const DEFAULT_URL = "http://127.0.0.1:8080"
 
 /** `BUNDLES_ADMIN_URL`: the server the admin CLI talks to. */
-export const adminUrl = Config.string("BUNDLES_ADMIN_URL").pipe(Config.withDefault(DEFAULT_URL))
+export const adminUrl = Config.option(Config.string("BUNDLES_ADMIN_URL")).pipe(
+  Config.map(Option.filter((url) => url.trim().length > 0))
+)
 
 /** The server and the credentials of an admin session. */
 export interface Connection {
@@ -61,16 +67,23 @@ export const parseUrl = (text: string): Option.Option<string> => {
 }
 
 /**
- * Resolves the connection: the given URL, else `BUNDLES_ADMIN_URL`, else `DEFAULT_URL`; the
- * given token, else `BUNDLES_ADMIN_TOKEN`, else the token file of the data directory
- * (`BUNDLES_DATA_DIR`, default `./.bundles`).
+ * Resolves the connection: the given URL, else `BUNDLES_ADMIN_URL`, else the address of the
+ * server running on the data directory (`BUNDLES_DATA_DIR`, default `./.bundles`, where
+ * `serve` writes it), else `DEFAULT_URL`; the given token, else `BUNDLES_ADMIN_TOKEN`, else
+ * the token file of the data directory.
  */
 export const resolve = (given: {
   readonly url: Option.Option<string>
   readonly token: Option.Option<Redacted.Redacted>
 }): Effect.Effect<Connection, MissingToken | InvalidUrl> =>
   Effect.gen(function*() {
-    const text = Option.isSome(given.url) ? given.url.value : yield* Effect.orDie(adminUrl)
+    const dataDir = yield* Effect.orDie(ServerConfig.dataDir)
+    const text = Option.isSome(given.url)
+      ? given.url.value
+      : Option.getOrElse(
+        Option.orElse(yield* Effect.orDie(adminUrl), () => Option.map(ServerAddress.read(dataDir), ({ url }) => url)),
+        () => DEFAULT_URL
+      )
     const url = yield* Option.match(parseUrl(text), {
       onNone: () => Effect.fail(new InvalidUrl({ url: text })),
       onSome: Effect.succeed
@@ -80,7 +93,6 @@ export const resolve = (given: {
     if (Option.isSome(configured) && Redacted.value(configured.value).length > 0) {
       return { url, token: configured.value }
     }
-    const dataDir = yield* Effect.orDie(ServerConfig.dataDir)
     const stored = yield* AdminToken.readFromDataDir(dataDir)
     if (Option.isSome(stored)) return { url, token: stored.value }
     return yield* new MissingToken({ dataDir })

@@ -331,10 +331,26 @@ export const make = (api: HttpApi.HttpApi.Any, routes: Routes.Routes) =>
           unread = false
         })
         return yield* handle(app, request, decision, target, bodyRead, headers).pipe(
-          Effect.catchAllCause((cause) => toEnvelope(cause, request, decision, target.path))
+          Effect.catchAllCause((cause) => toEnvelope(cause, request, decision, target.path)),
+          Effect.catchAll(withRequestId)
         )
       })
   })
+
+/**
+ * Fails with a copy of `error` that carries the current request's id in its body
+ * (`request_id`); the error itself may be shared, so it is not changed.
+ */
+const withRequestId = (error: unknown) =>
+  Effect.flatMap(FiberRef.get(RequestContext.current), (info) =>
+    Effect.fail(
+      typeof error === "object" && error !== null && !("request_id" in error && error.request_id !== undefined)
+        ? Object.create(Object.getPrototypeOf(error), {
+          ...Object.getOwnPropertyDescriptors(error),
+          request_id: { value: info.id, enumerable: true, writable: true, configurable: true }
+        })
+        : error
+    ))
 
 /** The names of the query parameters given more than once. */
 const repeatedParams = (url: string): ReadonlySet<string> => {

@@ -37,11 +37,12 @@ const refuse = (
   status: number,
   reason: string,
   tag: string,
+  code: string,
   message: string
 ) => {
   const id = RequestContext.newId()
   onRefused({ request_id: id, status, reason: tag })
-  const body = JSON.stringify({ success: false, message, _tag: tag })
+  const body = JSON.stringify({ success: false, message, _tag: tag, code, request_id: id })
   socket.end(
     `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
       `x-request-id: ${id}\r\nconnection: close\r\n\r\n${body}`
@@ -83,13 +84,14 @@ export const make = (
         431,
         "Request Header Fields Too Large",
         "HeadersTooLarge",
+        "headers_too_large",
         "Request headers too large"
       )
     }
     if (error.code === "ERR_HTTP_REQUEST_TIMEOUT") {
-      return refuse(socket, onRefused, 408, "Request Timeout", "RequestTimeout", "Request took too long to arrive")
+      return refuse(socket, onRefused, 408, "Request Timeout", "RequestTimeout", "request_timeout", "Request took too long to arrive")
     }
-    refuse(socket, onRefused, 400, "Bad Request", "BadRequest", "Malformed HTTP request")
+    refuse(socket, onRefused, 400, "Bad Request", "BadRequest", "bad_request", "Malformed HTTP request")
   })
   return server
 }

@@ -3,7 +3,7 @@
  * start-up banner and, with `--demo`, the demo set-up.
  */
 import { formatGhs } from "@databundle/contract/Money"
-import { HttpApiBuilder, HttpMiddleware, HttpServer } from "@effect/platform"
+import { HttpApiBuilder, HttpMiddleware, HttpServer, HttpServerError } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { ConfigProvider, Console, Duration, Effect, Layer, Option, Runtime } from "effect"
 import * as path from "node:path"
@@ -14,6 +14,7 @@ import * as Demo from "./Demo.js"
 import * as Drain from "./Drain.js"
 import * as Http from "./Http.js"
 import * as NodeServer from "./NodeServer.js"
+import * as ServerAddress from "./ServerAddress.js"
 import * as ServerConfig from "./ServerConfig.js"
 
 /** Options of `serve` that override the environment. */
@@ -109,6 +110,39 @@ const settings = (options: ServeOptions) =>
     }
   })
 
+/** The server could not listen: which address, and why, in words (its `toString` is the message). */
+export class CannotListen extends Error {
+  constructor(readonly host: string, readonly port: number, readonly code: string | undefined) {
+    super(
+      code === "EADDRINUSE"
+        ? `Cannot listen on ${host}:${port}: the port is in use (EADDRINUSE), probably by another server. ` +
+          "Stop it, or choose another port with --port or PORT."
+        : code === "EACCES"
+        ? `Cannot listen on ${host}:${port}: permission denied (EACCES); ports below 1024 need privileges. ` +
+          "Choose another port with --port or PORT."
+        : code === "EADDRNOTAVAIL"
+        ? `Cannot listen on ${host}:${port}: no such address on this machine (EADDRNOTAVAIL). ` +
+          "Choose another with --host or HOST."
+        : `Cannot listen on ${host}:${port} (${code ?? "unknown error"})`
+    )
+  }
+  override toString() {
+    return this.message
+  }
+}
+
+/** Turns the HTTP server's `ServeError` (it names neither the address nor the reason) into `CannotListen`. */
+const explainServeError = (host: string, port: number) => (error: unknown) =>
+  error instanceof HttpServerError.ServeError
+    ? new CannotListen(
+      host,
+      port,
+      typeof error.cause === "object" && error.cause !== null && "code" in error.cause
+        ? String(error.cause.code)
+        : undefined
+    )
+    : error
+
 /** One server process: the application and its HTTP server; `quiet` for a worker of several. */
 const single = (options: ServeOptions, quiet: boolean) =>
   Layer.unwrapEffect(Effect.gen(function*() {
@@ -126,6 +160,10 @@ const single = (options: ServeOptions, quiet: boolean) =>
       if (quiet) return
       const address = yield* HttpServer.addressWith(Effect.succeed)
       const listening = address._tag === "TcpAddress" ? address : { hostname: host, port }
+      yield* ServerAddress.publish(
+        yield* ServerConfig.dataDir,
+        ServerAddress.localUrl(Option.isSome(tls), listening.hostname, listening.port)
+      )
       yield* announce(
         baseUrl(Option.isSome(tls), listening.hostname, listening.port),
         host,
@@ -136,7 +174,9 @@ const single = (options: ServeOptions, quiet: boolean) =>
     return started.pipe(
       // No tracer is configured, so the platform's span per request would only cost time.
       Layer.provideMerge(HttpApiBuilder.serve(Http.middleware).pipe(HttpMiddleware.withTracerDisabledWhen(() => true))),
-      Layer.provide(NodeHttpServer.layer(() => server, { port, host })),
+      Layer.provide(
+        Layer.mapError(NodeHttpServer.layer(() => server, { port, host }), explainServeError(host, port))
+      ),
       Layer.provide(Http.AppLive),
       Layer.provide(Database.layer)
     )
@@ -161,6 +201,7 @@ const primary = (options: ServeOptions, count: number) =>
     )
     const store = yield* ServerConfig.rateLimitStore
     yield* Cluster.run(count, { BUNDLES_RATE_LIMIT_STORE: store === "auto" ? "database" : store })
+    yield* ServerAddress.publish(yield* ServerConfig.dataDir, ServerAddress.localUrl(Option.isSome(tls), host, port))
     yield* announce(baseUrl(Option.isSome(tls), host, port), host, Option.isSome(tls), demo, ` (${count} workers)`)
   }))
 

@@ -30,13 +30,16 @@ const adminRaw = (method: Method, path: string, options: RawOptions = {}) =>
 
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,6})?Z$/
 
-/** The error envelope: the status, `success: false`, a string message, a request id. */
+/** The error envelope: the status, `success: false`, a string message, its code, a request id. */
 const expectEnvelope = (res: RawResponse, status: number) => {
   assert.strictEqual(res.status, status, `expected ${status}, got ${res.status}: ${res.text}`)
   assert.isObject(res.json, `body is not a JSON object: ${res.text}`)
   assert.strictEqual(res.json.success, false, res.text)
   assert.isString(res.json.message, res.text)
   assert.isString(res.headers["x-request-id"], "X-Request-Id header")
+  // Extensions beyond the spec: the error's stable snake_case code, and the request id.
+  assert.strictEqual(res.json.code, res.json._tag.replace(/([a-z])([A-Z])/g, "$1_$2").toLowerCase(), res.text)
+  assert.strictEqual(res.json.request_id, res.headers["x-request-id"], res.text)
 }
 
 /** A 422 naming `field` in its `errors`. */

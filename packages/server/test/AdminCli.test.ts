@@ -267,7 +267,9 @@ for (const target of targets) {
           assert.strictEqual(body.success, false)
           assert.strictEqual(body.balance, 10.5)
           assert.strictEqual(body.required, 20)
-          assert.strictEqual(overdrawnJson.stderr, body.message)
+          assert.strictEqual(body.code, "insufficient_balance")
+          // The message on stderr names the request, for the server's log.
+          assert.strictEqual(overdrawnJson.stderr, `${body.message} (request id ${body.request_id})`)
           assert.strictEqual((yield* admin_.accounts.show({ path: { account_id: created.id } })).balance.main, 1050n)
 
           const adjusted = succeeded(
@@ -430,7 +432,7 @@ for (const target of targets) {
           const unknown = yield* admin("orders", "show", "ORD-000000000000", "--json")
           failedWith(unknown, "")
           assert.strictEqual(json(unknown)._tag, "OrderNotFound")
-          assert.strictEqual(json(unknown).message, unknown.stderr)
+          assert.strictEqual(`${json(unknown).message} (request id ${json(unknown).request_id})`, unknown.stderr)
           const audit = json(succeeded(yield* admin("audit", "--json")))
           assert.strictEqual(audit.ok, true)
         }))
@@ -452,14 +454,19 @@ for (const target of targets) {
             Effect.flip
           )
           failedWith(missing, notFound.message)
-          assert.strictEqual(missing.stderr, notFound.message)
+          assert.match(missing.stderr, new RegExp(`^${notFound.message} \\(request id req_[0-9a-f]{16}\\)$`))
           const missingJson = yield* admin("accounts", "show", "999999", "--json")
           failedWith(missingJson, notFound.message)
-          assert.deepStrictEqual(json(missingJson), {
+          const missingBody = json(missingJson)
+          assert.deepStrictEqual(missingBody, {
             _tag: "AccountNotFound",
             success: false,
-            message: notFound.message
+            code: "account_not_found",
+            message: notFound.message,
+            request_id: missingBody.request_id
           })
+          assert.match(missingBody.request_id, /^req_[0-9a-f]{16}$/)
+          assert.include(missingJson.stderr, missingBody.request_id)
           failedWith(yield* admin("wallet", "fund", "--account", "999999", "--amount", "1"), notFound.message)
 
           // A server that is not there: one line naming the URL.

@@ -26,7 +26,7 @@ type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE"
 const api = (method: Method, path: string, key: string | undefined, options: Omit<RawOptions, "key"> = {}) =>
   raw(method, `/api/v1${path}`, { ...options, key })
 
-/** The error envelope: the status, `success: false`, a string message, a request id. */
+/** The error envelope: the status, `success: false`, a string message, its code, a request id. */
 const expectEnvelope = (res: RawResponse, status: number) => {
   assert.strictEqual(res.status, status, `expected ${status}, got ${res.status}: ${res.text}`)
   assert.match(res.headers["content-type"] ?? "", /^application\/json/, "Content-Type")
@@ -37,6 +37,9 @@ const expectEnvelope = (res: RawResponse, status: number) => {
   assert.notProperty(res.json, "stack")
   assert.isString(res.headers["x-request-id"], "X-Request-Id header")
   assert.isAbove(res.headers["x-request-id"]!.length, 0)
+  // Extensions beyond the spec: the error's stable snake_case code, and the request id.
+  assert.strictEqual(res.json.code, res.json._tag.replace(/([a-z])([A-Z])/g, "$1_$2").toLowerCase(), res.text)
+  assert.strictEqual(res.json.request_id, res.headers["x-request-id"], res.text)
 }
 
 /** The three rate-limit headers, as numbers. */

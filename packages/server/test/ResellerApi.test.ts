@@ -73,7 +73,7 @@ const api = (
   options: Omit<RawOptions, "key"> = {}
 ) => raw(method, `/api/v1${path}`, { ...options, key })
 
-/** The error envelope: the status, `success: false`, a string message, a request id. */
+/** The error envelope: the status, `success: false`, a string message, its code, a request id. */
 const expectEnvelope = (res: RawResponse, status: number) => {
   assert.strictEqual(res.status, status, `expected ${status}, got ${res.status}: ${res.text}`)
   assert.isObject(res.json, `body is not a JSON object: ${res.text}`)
@@ -82,6 +82,9 @@ const expectEnvelope = (res: RawResponse, status: number) => {
   assert.isAbove(res.json.message.length, 0)
   assert.isString(res.headers["x-request-id"], "X-Request-Id header")
   assert.isAbove(res.headers["x-request-id"]!.length, 0)
+  // Extensions beyond the spec: the error's stable snake_case code, and the request id.
+  assert.strictEqual(res.json.code, res.json._tag.replace(/([a-z])([A-Z])/g, "$1_$2").toLowerCase(), res.text)
+  assert.strictEqual(res.json.request_id, res.headers["x-request-id"], res.text)
 }
 
 /** A 422 whose `errors` name exactly `fields`, each with at least one string message. */

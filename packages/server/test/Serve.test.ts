@@ -157,10 +157,14 @@ describe("serve", () => {
           send(`GET /api/v1/balance HTTP/1.1\r\nHost: x\r\nx-padding: ${"a".repeat(20_000)}\r\n\r\n`)
         )
         assert.match(huge, /^HTTP\/1\.1 431 /)
+        const hugeId = /\r\nx-request-id: (\S+)\r\n/.exec(huge)?.[1]
+        assert.isString(hugeId)
         assert.deepStrictEqual(JSON.parse(huge.slice(huge.indexOf("\r\n\r\n") + 4)), {
           success: false,
           message: "Request headers too large",
-          _tag: "HeadersTooLarge"
+          _tag: "HeadersTooLarge",
+          code: "headers_too_large",
+          request_id: hugeId
         })
         const garbage = yield* Effect.promise(() => send("NOT HTTP AT ALL\r\n\r\n"))
         assert.match(garbage, /^HTTP\/1\.1 400 /)

@@ -32,7 +32,11 @@ const describe = (url: string, error: unknown): Problem => {
       body: Either.getOrElse(body, () => problem(error.message).body)
     })
   }
-  return describeTransport(error, "the server", url)
+  const described = describeTransport(error, "the server", url)
+  if (!HttpClientError.isHttpClientError(error) || error._tag !== "RequestError") return described
+  // No answer at all: most often the server listens elsewhere, or not on this data directory.
+  const message = `${described.message}; pass --url or set BUNDLES_ADMIN_URL to the server's address`
+  return problem(message)
 }
 
 /** One call of the admin API, with the connection resolved from the shared options. */

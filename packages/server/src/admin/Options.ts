@@ -196,7 +196,9 @@ export const shared = {
     Options.withDescription("Print the response body as one JSON document on stdout, and nothing else there")
   ),
   url: Options.text("url").pipe(
-    Options.withDescription(`The server's base URL (env BUNDLES_ADMIN_URL, default ${AdminClient.DEFAULT_URL})`),
+    Options.withDescription(
+      `The server's base URL (env BUNDLES_ADMIN_URL; default: the server running on the data directory, else ${AdminClient.DEFAULT_URL})`
+    ),
     checked(
       "url",
       (text: string) => Either.fromOption(AdminClient.parseUrl(text), () => "must be an http or https URL")
