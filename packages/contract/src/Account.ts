@@ -4,7 +4,7 @@
  */
 import { HttpApiSchema } from "@effect/platform"
 import { Context, Schema } from "effect"
-import { envelope } from "./ApiError.js"
+import { extensions, Failed } from "./ApiError.js"
 import { MAX_ID } from "./Identifier.js"
 import { RateLimits, RateLimitsPatch } from "./RateLimit.js"
 import { text } from "./Text.js"
@@ -44,7 +44,7 @@ export class CurrentAccount extends Context.Tag("contract/CurrentAccount")<Curre
 /** 404: no account with that id. */
 export class AccountNotFound extends Schema.TaggedError<AccountNotFound>()(
   "AccountNotFound",
-  { ...envelope("account_not_found"), message: Schema.String },
+  { success: Failed, message: Schema.String, ...extensions("account_not_found") },
   HttpApiSchema.annotations({ status: 404 })
 ) {}
 

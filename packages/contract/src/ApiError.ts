@@ -32,9 +32,8 @@ export const code = <const C extends string>(value: C) =>
 /** The id of the request an error answers (its `X-Request-Id`); the server fills it in. */
 export const RequestId = Schema.optional(Schema.String)
 
-/** The fields every error body carries besides its message: `success`, `code`, `request_id`. */
-export const envelope = <const C extends string>(value: C) => ({
-  success: Failed,
+/** The extensions every error body carries after the spec's `success` and `message`: `code`, `request_id`. */
+export const extensions = <const C extends string>(value: C) => ({
   code: code(value),
   request_id: RequestId
 })
@@ -42,14 +41,14 @@ export const envelope = <const C extends string>(value: C) => ({
 /** 400: a request the server cannot read (malformed JSON, wrong content type). */
 export class BadRequest extends Schema.TaggedError<BadRequest>()(
   "BadRequest",
-  { ...envelope("bad_request"), message: Schema.String },
+  { success: Failed, message: Schema.String, ...extensions("bad_request") },
   HttpApiSchema.annotations({ status: 400 })
 ) {}
 
 /** 401: missing, unknown or revoked credentials, or a suspended account. */
 export class Unauthorized extends Schema.TaggedError<Unauthorized>()(
   "Unauthorized",
-  { ...envelope("unauthorized"), message: Schema.String },
+  { success: Failed, message: Schema.String, ...extensions("unauthorized") },
   HttpApiSchema.annotations({ status: 401 })
 ) {}
 
@@ -63,28 +62,28 @@ export class Forbidden extends Schema.TaggedError<Forbidden>()(
 /** 404: an unknown route, or a resource that does not exist or is not visible to the caller. */
 export class NotFound extends Schema.TaggedError<NotFound>()(
   "NotFound",
-  { ...envelope("not_found"), message: Schema.String },
+  { success: Failed, message: Schema.String, ...extensions("not_found") },
   HttpApiSchema.annotations({ status: 404 })
 ) {}
 
 /** 405: a known path with a method it does not serve; the response carries `Allow`. */
 export class MethodNotAllowed extends Schema.TaggedError<MethodNotAllowed>()(
   "MethodNotAllowed",
-  { ...envelope("method_not_allowed"), message: Schema.String },
+  { success: Failed, message: Schema.String, ...extensions("method_not_allowed") },
   HttpApiSchema.annotations({ status: 405 })
 ) {}
 
 /** 409: the request conflicts with the resource's current state. */
 export class Conflict extends Schema.TaggedError<Conflict>()(
   "Conflict",
-  { ...envelope("conflict"), message: Schema.String },
+  { success: Failed, message: Schema.String, ...extensions("conflict") },
   HttpApiSchema.annotations({ status: 409 })
 ) {}
 
 /** 413: a request body over the size limit. */
 export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>()(
   "PayloadTooLarge",
-  { ...envelope("payload_too_large"), message: Schema.String },
+  { success: Failed, message: Schema.String, ...extensions("payload_too_large") },
   HttpApiSchema.annotations({ status: 413 })
 ) {}
 
@@ -97,7 +96,7 @@ export type FieldErrors = typeof FieldErrors.Type
 /** 422: the request was read but its fields are invalid. */
 export class ValidationError extends Schema.TaggedError<ValidationError>()(
   "ValidationError",
-  { ...envelope("validation_error"), message: Schema.String, errors: FieldErrors },
+  { success: Failed, message: Schema.String, ...extensions("validation_error"), errors: FieldErrors },
   HttpApiSchema.annotations({ status: 422 })
 ) {
   /** A validation error about a single field. */
@@ -109,20 +108,20 @@ export class ValidationError extends Schema.TaggedError<ValidationError>()(
 /** 429: over a rate limit; `retry_after` is in seconds, as is the `Retry-After` header. */
 export class RateLimited extends Schema.TaggedError<RateLimited>()(
   "RateLimited",
-  { ...envelope("rate_limited"), message: Schema.String, retry_after: Schema.Int },
+  { success: Failed, message: Schema.String, ...extensions("rate_limited"), retry_after: Schema.Int },
   HttpApiSchema.annotations({ status: 429 })
 ) {}
 
 /** 408: the request's body did not arrive in time. */
 export class RequestTimeout extends Schema.TaggedError<RequestTimeout>()(
   "RequestTimeout",
-  { ...envelope("request_timeout"), message: Schema.String },
+  { success: Failed, message: Schema.String, ...extensions("request_timeout") },
   HttpApiSchema.annotations({ status: 408 })
 ) {}
 
 /** 500: an internal failure; the body holds only a generic message and the request id. */
 export class ServerError extends Schema.TaggedError<ServerError>()(
   "ServerError",
-  { ...envelope("server_error"), message: Schema.String, request_id: Schema.String },
+  { success: Failed, message: Schema.String, ...extensions("server_error"), request_id: Schema.String },
   HttpApiSchema.annotations({ status: 500 })
 ) {}

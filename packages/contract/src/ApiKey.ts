@@ -4,7 +4,7 @@
 import { HttpApiMiddleware, HttpApiSchema, HttpApiSecurity } from "@effect/platform"
 import { Schema } from "effect"
 import { AccountSummary, CurrentAccount } from "./Account.js"
-import { envelope, Unauthorized } from "./ApiError.js"
+import { extensions, Failed, Unauthorized } from "./ApiError.js"
 import { MAX_ID } from "./Identifier.js"
 
 /** An API key's identifier (not the key itself). */
@@ -26,7 +26,7 @@ export class ApiKeyAuth extends HttpApiMiddleware.Tag<ApiKeyAuth>()("contract/Ap
 /** 404: no such key on that account. */
 export class ApiKeyNotFound extends Schema.TaggedError<ApiKeyNotFound>()(
   "ApiKeyNotFound",
-  { ...envelope("api_key_not_found"), message: Schema.String },
+  { success: Failed, message: Schema.String, ...extensions("api_key_not_found") },
   HttpApiSchema.annotations({ status: 404 })
 ) {}
 

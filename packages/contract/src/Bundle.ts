@@ -3,7 +3,7 @@
  */
 import { HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
-import { envelope } from "./ApiError.js"
+import { extensions, Failed } from "./ApiError.js"
 import { MAX_ID } from "./Identifier.js"
 import { Cedis } from "./Money.js"
 
@@ -32,6 +32,6 @@ export type Bundle = typeof Bundle.Type
 /** 400: the bundle exists but cannot be bought now (inactive bundle or network). */
 export class BundleUnavailable extends Schema.TaggedError<BundleUnavailable>()(
   "BundleUnavailable",
-  { ...envelope("bundle_unavailable"), message: Schema.String },
+  { success: Failed, message: Schema.String, ...extensions("bundle_unavailable") },
   HttpApiSchema.annotations({ status: 400 })
 ) {}

@@ -3,7 +3,7 @@
  */
 import { HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
-import { envelope } from "./ApiError.js"
+import { extensions, Failed } from "./ApiError.js"
 import { MAX_ID } from "./Identifier.js"
 
 /** A network's identifier, used in paths. */
@@ -40,6 +40,6 @@ export type Network = typeof Network.Type
 /** 404: no active network with that id. */
 export class NetworkNotFound extends Schema.TaggedError<NetworkNotFound>()(
   "NetworkNotFound",
-  { ...envelope("network_not_found"), message: Schema.String },
+  { success: Failed, message: Schema.String, ...extensions("network_not_found") },
   HttpApiSchema.annotations({ status: 404 })
 ) {}

@@ -4,7 +4,7 @@
 import { HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
 import { AccountId } from "./Account.js"
-import { envelope } from "./ApiError.js"
+import { extensions, Failed } from "./ApiError.js"
 import { BundleId } from "./Bundle.js"
 import { integerParam } from "./Identifier.js"
 import { Cedis } from "./Money.js"
@@ -129,7 +129,7 @@ export type Pagination = typeof Pagination.Type
 /** 404: no order with that number for this account. */
 export class OrderNotFound extends Schema.TaggedError<OrderNotFound>()(
   "OrderNotFound",
-  { ...envelope("order_not_found"), message: Schema.String },
+  { success: Failed, message: Schema.String, ...extensions("order_not_found") },
   HttpApiSchema.annotations({ status: 404 })
 ) {}
 

@@ -3,7 +3,7 @@
  */
 import { HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
-import { envelope } from "./ApiError.js"
+import { extensions, Failed } from "./ApiError.js"
 import { Cedis, PositiveCedis } from "./Money.js"
 import { text } from "./Text.js"
 
@@ -26,7 +26,7 @@ export type Balance = typeof Balance.Type
 /** 400: the main wallet cannot pay for the order; `balance` is the current balance, `required` the price. */
 export class InsufficientBalance extends Schema.TaggedError<InsufficientBalance>()(
   "InsufficientBalance",
-  { ...envelope("insufficient_balance"), message: Schema.String, balance: Cedis, required: Cedis },
+  { success: Failed, message: Schema.String, ...extensions("insufficient_balance"), balance: Cedis, required: Cedis },
   HttpApiSchema.annotations({ status: 400 })
 ) {}
 

@@ -337,16 +337,25 @@ const dashboard = [
 const statements = (list: ReadonlyArray<string>) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) => Effect.forEach(list, (text) => sql.unsafe(text), { discard: true }))
 
+/** Every migration, keyed `NNNN_name`. */
+export const migrations = {
+  "0001_initial": statements(initial),
+  "0002_rate_limits": statements(rateLimits),
+  "0003_webhook_leases": statements(webhookLeases),
+  "0004_admin_idempotency_keys": statements(adminIdempotencyKeys),
+  "0005_event_feed": statements(eventFeed),
+  "0006_upstreams": statements(upstreams),
+  "0008_dashboard": statements(dashboard)
+}
+
+/** The table recording which migrations a database has. */
+export const MIGRATIONS_TABLE = "bundles_migrations"
+
+/** The number of the newest migration this build knows, which a ready database has applied. */
+export const latest = (): number => Math.max(...Object.keys(migrations).map((key) => Number(key.slice(0, 4))))
+
 /** Applies every pending migration; safe to run from several processes at once. */
 export const migrate = Migrator.make({})({
-  loader: Migrator.fromRecord({
-    "0001_initial": statements(initial),
-    "0002_rate_limits": statements(rateLimits),
-    "0003_webhook_leases": statements(webhookLeases),
-    "0004_admin_idempotency_keys": statements(adminIdempotencyKeys),
-    "0005_event_feed": statements(eventFeed),
-    "0006_upstreams": statements(upstreams),
-    "0008_dashboard": statements(dashboard)
-  }),
-  table: "bundles_migrations"
+  loader: Migrator.fromRecord(migrations),
+  table: MIGRATIONS_TABLE
 })

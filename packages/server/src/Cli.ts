@@ -33,6 +33,10 @@ const serve = Command.make("serve", {
       "Server processes sharing the port (env BUNDLES_WORKERS, default 1); more than one needs Postgres"
     ),
     Options.optional
+  ),
+  metricsPort: Options.integer("metrics-port").pipe(
+    Options.withDescription("Serve GET /metrics on this port too, without the admin token (env BUNDLES_METRICS_PORT)"),
+    Options.optional
   )
 }, (options) => Layer.launch(Serve.layer(options)).pipe(Effect.provide(Logging.toStdout))).pipe(
   Command.withDescription("Serve /api/v1 and /admin/v1 until SIGINT or SIGTERM")

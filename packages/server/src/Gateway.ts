@@ -31,6 +31,7 @@ import { timingSafeEqual } from "node:crypto"
 import * as AdminToken from "./AdminToken.js"
 import * as Auth from "./Auth.js"
 import * as ClientAddress from "./ClientAddress.js"
+import * as Metrics from "./Metrics.js"
 import * as RequestBody from "./RequestBody.js"
 import * as RequestContext from "./RequestContext.js"
 import type * as Routes from "./Routes.js"
@@ -101,6 +102,13 @@ export const make = (api: HttpApi.HttpApi.Any, routes: Routes.Routes) =>
     const adminToken = Redacted.value(yield* AdminToken.resolve)
     const trusted = yield* ServerConfig.trustedProxies
     const isApiError = apiErrorTest(api)
+    const metrics = yield* Metrics.Metrics
+    // Each endpoint's request metrics, found by the route decision (no label building per request).
+    const routeMetrics = new Map(routes.endpoints.map((endpoint) => [
+      endpoint,
+      metrics.route(endpoint.method, `/${endpoint.segments.join("/")}`)
+    ]))
+    const unmatched = metrics.route("", Metrics.UNMATCHED)
     const authFailures: ReadonlyArray<RateLimiter.Quota> = [{ scope: "auth", limit: settings.authFailureLimit }]
 
     /** Sends a decision's headers with the response; a refusal is a 429. */
@@ -110,6 +118,7 @@ export const make = (api: HttpApi.HttpApi.Any, routes: Routes.Routes) =>
         headers["x-ratelimit-remaining"] = String(decision.remaining)
         headers["x-ratelimit-reset"] = String(decision.resetSeconds)
         if (!decision.allowed) {
+          metrics.rateLimited(decision.scope)
           headers["retry-after"] = String(decision.retryAfterSeconds)
           return yield* new ApiError.RateLimited({
             message: `Rate limit exceeded (${decision.limit} per minute for ${
@@ -150,6 +159,7 @@ export const make = (api: HttpApi.HttpApi.Any, routes: Routes.Routes) =>
         } else if (BEARER.test(given) && AdminToken.secretsEqual(given.slice("Bearer ".length), adminToken)) {
           return { _tag: "Operator" } as const
         }
+        metrics.authFailed(area.credentials)
         const subjects = [`address:${address}`]
         if (area.credentials === "apiKey") subjects.push(`key-prefix:${Tokens.displayPrefix(given)}`)
         for (const subject of subjects) {
@@ -318,6 +328,9 @@ export const make = (api: HttpApi.HttpApi.Any, routes: Routes.Routes) =>
         const request = yield* HttpServerRequest.HttpServerRequest
         const target = RequestContext.splitTarget(request.url)
         const decision = routes.decide(request.method, target.path)
+        ;(yield* FiberRef.get(RequestContext.current)).route = decision._tag === "Endpoint"
+          ? routeMetrics.get(decision.endpoint)
+          : unmatched
         // A body not read to its end (refused, too large, too slow, or for an endpoint
         // without a payload) is not worth draining: the connection closes after the answer.
         let unread = carriesBody(request)

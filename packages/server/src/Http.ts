@@ -23,11 +23,13 @@ import {
   Webhooks
 } from "@databundle/core"
 import { HttpApiBuilder, HttpServerResponse, OpenApi } from "@effect/platform"
-import { Effect, Layer } from "effect"
+import { Context, Effect, Layer } from "effect"
 import * as AdminHandlers from "./AdminHandlers.js"
 import { AdminAuthLive, ApiKeyAuthLive, DashboardAuthLive } from "./Auth.js"
 import * as DashboardHandlers from "./DashboardHandlers.js"
 import * as Gateway from "./Gateway.js"
+import * as Health from "./Health.js"
+import * as Metrics from "./Metrics.js"
 import * as RequestLog from "./RequestLog.js"
 import * as ResellerHandlers from "./ResellerHandlers.js"
 import * as Routes from "./Routes.js"
@@ -74,16 +76,25 @@ export const DomainLive = Layer.mergeAll(
   Layer.provide(Mailer.MailTransport.Outbox)
 )
 
-/** The database-driven workers: pending orders and webhook deliveries (on their own transport). */
-export const WorkersLive = Layer.scopedDiscard(Effect.gen(function*() {
-  const orders = yield* Orders.Orders
-  const delivery = yield* Webhooks.WebhookDelivery
-  const payments = yield* Payments.Payments
-  yield* Effect.forkScoped(orders.runFulfilment)
-  yield* Effect.forkScoped(payments.runCollection)
-  yield* Effect.forkScoped(delivery.run)
-  yield* Effect.forkScoped(Upstream.balanceWatch)
-})).pipe(Layer.provide(Webhooks.WebhookDelivery.Default), Layer.provide(WebhookTransport.layer))
+/** The database-driven workers: pending orders and webhook deliveries (on their own transport, timed). */
+export const WorkersLive = Layer.scoped(
+  Health.Workers,
+  Effect.gen(function*() {
+    const orders = yield* Orders.Orders
+    const delivery = yield* Webhooks.WebhookDelivery
+    const payments = yield* Payments.Payments
+    // (The upstream balance watch ends at once when no upstream has a threshold: not watched.)
+    yield* Effect.forkScoped(Upstream.balanceWatch)
+    return Health.watch([
+      { name: "fulfilment", fiber: yield* Effect.forkScoped(orders.runFulfilment) },
+      { name: "payments", fiber: yield* Effect.forkScoped(payments.runCollection) },
+      { name: "webhooks", fiber: yield* Effect.forkScoped(delivery.run) }
+    ])
+  })
+).pipe(
+  Layer.provide(Webhooks.WebhookDelivery.Default),
+  Layer.provide(WebhookTransport.timed.pipe(Layer.provide(WebhookTransport.layer)))
+)
 
 const openApiPaths = {
   reseller: `${ResellerApi.RESELLER_PREFIX}/openapi.json`,
@@ -99,7 +110,17 @@ const openApiDocuments = HttpApiBuilder.Router.use((router) =>
   }).pipe(Effect.orDie)
 )
 
-/** The route table: both APIs under their prefixes, the OpenAPI documents beside them, and the web dashboard's files. */
+// The probes and the scrape: no rate limits (a prober calls often), the admin token for metrics.
+const operations = (prefix: string): Routes.Area => ({
+  prefix,
+  credentials: "bearer",
+  policy: EndpointPolicy.fromAnnotations(Context.empty())
+})
+
+/**
+ * The route table: both APIs under their prefixes, the OpenAPI documents served beside
+ * them, the probes and metrics (`Health`), and the web dashboard's files.
+ */
 export const routes = Routes.make(
   ServerApi,
   [
@@ -117,11 +138,17 @@ export const routes = Routes.make(
       prefix: DashboardApi.DASHBOARD_PREFIX,
       credentials: "session",
       policy: EndpointPolicy.fromAnnotations(DashboardApi.DashboardApi.annotations)
-    }
+    },
+    operations(Health.paths.health),
+    operations(Health.paths.ready),
+    operations(Health.paths.metrics)
   ],
   [
     { method: "GET", path: openApiPaths.reseller, name: "openapi.reseller" },
-    { method: "GET", path: openApiPaths.admin, name: "openapi.admin" }
+    { method: "GET", path: openApiPaths.admin, name: "openapi.admin" },
+    { method: "GET", path: Health.paths.health, name: "health.alive" },
+    { method: "GET", path: Health.paths.ready, name: "health.ready" },
+    { method: "GET", path: Health.paths.metrics, name: "metrics.scrape", authenticated: true }
   ],
   StaticFiles.make()
 )
@@ -134,11 +161,16 @@ export const ApiLive = Layer.mergeAll(
     Layer.provide(DashboardHandlers.layer.pipe(Layer.provide(DashboardAuthLive)))
   ),
   HttpApiBuilder.middleware(ServerApi, Gateway.make(ServerApi, routes)),
-  openApiDocuments
+  openApiDocuments,
+  Health.routes
 )
 
-/** The whole application (APIs, domain and workers), given a SqlClient. */
-export const AppLive = Layer.mergeAll(ApiLive, WorkersLive).pipe(Layer.provideMerge(DomainLive))
+/** The whole application (APIs, domain, workers and metrics), given a SqlClient. */
+export const AppLive = ApiLive.pipe(
+  Layer.provideMerge(WorkersLive),
+  Layer.provideMerge(Metrics.Metrics.Default),
+  Layer.provideMerge(DomainLive)
+)
 
 /** The request pipeline around the APIs (request ids and log lines). */
 export const middleware = RequestLog.middleware

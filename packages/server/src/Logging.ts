@@ -7,8 +7,33 @@
  * makes one write of many lines instead of one write each. The process's exit writes what is
  * left, synchronously, so a clean shutdown loses no line (only a kill -9 can lose the lines of
  * its last turn).
+ *
+ * A line holds `message`, `logLevel`, `timestamp`, its `annotations` (a line written while
+ * serving a request carries that request's `request_id`), `cause` when there is one, and
+ * `spans` only when some are open; never Effect's internal fiber id.
  */
-import { Effect, Layer, Logger, LogLevel } from "effect"
+import { Effect, FiberRefs, Inspectable, Layer, Logger, LogLevel } from "effect"
+import * as RequestContext from "./RequestContext.js"
+
+const errorToJson = (u: unknown) =>
+  u instanceof Error && !("toJSON" in u) ? { ...u, name: u.name, message: u.message } : u
+
+/** The JSON line of one log entry. */
+export const jsonLine = Logger.make<unknown, string>((options) => {
+  const { annotations, cause, logLevel, message, spans, timestamp } = Logger.structuredLogger.log(options)
+  const info = FiberRefs.getOrDefault(options.context, RequestContext.current)
+  const annotated = info.id !== "none" && !("request_id" in annotations)
+    ? { request_id: info.id, ...annotations }
+    : annotations
+  return Inspectable.stringifyCircular({
+    message: Array.isArray(message) ? message.map(errorToJson) : errorToJson(message),
+    logLevel,
+    timestamp,
+    ...(cause === undefined ? {} : { cause }),
+    annotations: annotated,
+    ...(Object.keys(spans).length === 0 ? {} : { spans })
+  })
+})
 
 /** Past this many characters a batch is written at once. */
 const BATCH_LIMIT = 64 * 1024
@@ -42,13 +67,13 @@ export const batchedLines = (stream: NodeJS.WriteStream) => {
 export const toStdout = Layer.unwrapEffect(Effect.sync(() => {
   const write = batchedLines(process.stdout)
   return Layer.mergeAll(
-    Logger.replace(Logger.defaultLogger, Logger.map(Logger.jsonLogger, write)),
+    Logger.replace(Logger.defaultLogger, Logger.map(jsonLine, write)),
     Logger.minimumLogLevel(LogLevel.Info)
   )
 }))
 
 /** JSON lines on stderr, for every other command. */
 export const toStderr = Layer.mergeAll(
-  Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.jsonLogger)),
+  Logger.replace(Logger.defaultLogger, Logger.withConsoleError(jsonLine)),
   Logger.minimumLogLevel(LogLevel.Info)
 )

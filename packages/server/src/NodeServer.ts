@@ -89,7 +89,15 @@ export const make = (
       )
     }
     if (error.code === "ERR_HTTP_REQUEST_TIMEOUT") {
-      return refuse(socket, onRefused, 408, "Request Timeout", "RequestTimeout", "request_timeout", "Request took too long to arrive")
+      return refuse(
+        socket,
+        onRefused,
+        408,
+        "Request Timeout",
+        "RequestTimeout",
+        "request_timeout",
+        "Request took too long to arrive"
+      )
     }
     refuse(socket, onRefused, 400, "Bad Request", "BadRequest", "bad_request", "Malformed HTTP request")
   })

@@ -6,12 +6,18 @@ import type { ApiKeys, Sessions } from "@databundle/core"
 import { FiberRef } from "effect"
 import { randomBytes } from "node:crypto"
 
-/** A request's id and, once authenticated, its account (for the log line). */
+/** Where a request's status and duration are counted: its route's metrics. */
+export interface RouteMetrics {
+  readonly observe: (status: number, seconds: number) => void
+}
+
+/** A request's id and, once authenticated, its account (for the log line); its route's metrics once decided. */
 export interface RequestInfo {
   readonly id: string
   accountId: number | undefined
   /** The client address the gateway decided on (per-address limits, sign-in throttling). */
   address?: string | undefined
+  route?: RouteMetrics | undefined
 }
 
 /** The current request's info; the request pipeline sets a fresh one per request. */

@@ -16,20 +16,24 @@ export const middleware = HttpMiddleware.make((app) =>
     yield* HttpApp.appendPreResponseHandler((_, response) =>
       Effect.succeed(HttpServerResponse.setHeader(response, "x-request-id", info.id))
     )
+    yield* Effect.annotateCurrentSpan("request_id", info.id)
     return yield* Effect.locally(app, RequestContext.current, info).pipe(
-      Effect.onExit((exit) =>
-        Effect.logInfo("request").pipe(
+      Effect.onExit((exit) => {
+        // 499: the client went away before the answer (its order may still have been placed).
+        const status = Exit.isSuccess(exit) ? exit.value.status : Exit.isInterrupted(exit) ? 499 : 500
+        const elapsed = performance.now() - started
+        info.route?.observe(status, elapsed / 1000)
+        return Effect.logInfo("request").pipe(
           Effect.annotateLogs({
             request_id: info.id,
             method: request.method,
             path: RequestContext.pathOf(request.url),
-            // 499: the client went away before the answer (its order may still have been placed).
-            status: Exit.isSuccess(exit) ? exit.value.status : Exit.isInterrupted(exit) ? 499 : 500,
-            duration_ms: Math.round((performance.now() - started) * 10) / 10,
+            status,
+            duration_ms: Math.round(elapsed * 10) / 10,
             ...(info.accountId === undefined ? {} : { account_id: info.accountId })
           })
         )
-      )
+      })
     )
   })
 )

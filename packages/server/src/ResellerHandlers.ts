@@ -61,6 +61,7 @@ export const OrdersLive = HttpApiBuilder.group(ServerApi, "orders", (handlers) =
       Effect.gen(function*() {
         const { accountId } = yield* Account.CurrentAccount
         const placement = yield* (yield* Orders.Orders).place(accountId, payload)
+        yield* Effect.annotateCurrentSpan("order_number", placement.order.order_number)
         if (placement.replayed) {
           yield* HttpApp.appendPreResponseHandler((_, response) =>
             Effect.succeed(HttpServerResponse.setHeader(response, ResellerApi.IDEMPOTENT_REPLAYED_HEADER, "true"))
@@ -75,6 +76,7 @@ export const OrdersLive = HttpApiBuilder.group(ServerApi, "orders", (handlers) =
       }))
     .handle("get", ({ path }) =>
       Effect.gen(function*() {
+        yield* Effect.annotateCurrentSpan("order_number", path.order_number)
         const { accountId } = yield* Account.CurrentAccount
         const order = yield* (yield* Orders.Orders).get(accountId, path.order_number)
         return { success: true as const, order }

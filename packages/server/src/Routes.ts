@@ -67,6 +67,14 @@ export const canonicalSegments = (path: string): ReadonlyArray<string> | undefin
 
 const split = (template: string) => template.split("/").filter((s) => s.length > 0)
 
+/** An endpoint the router serves outside the API; `authenticated` ones need their area's credentials. */
+export interface Extra {
+  readonly method: string
+  readonly path: string
+  readonly name: string
+  readonly authenticated?: boolean
+}
+
 /**
  * Builds the table of an API served under `areas`, plus `extra` endpoints the router serves
  * outside the API, and the dashboard's `statics`: the canonical paths outside every area
@@ -75,7 +83,7 @@ const split = (template: string) => template.split("/").filter((s) => s.length >
 export const make = (
   api: HttpApi.HttpApi.Any,
   areas: ReadonlyArray<Area>,
-  extra: ReadonlyArray<{ readonly method: string; readonly path: string; readonly name: string }> = [],
+  extra: ReadonlyArray<Extra> = [],
   statics?: StaticFiles
 ) => {
   const areaOf = (path: string) => areas.find((area) => path === area.prefix || path.startsWith(`${area.prefix}/`))
@@ -104,9 +112,9 @@ export const make = (
         policy: EndpointPolicy.fromAnnotations(mergedAnnotations)
       })
   })
-  for (const route of extra) {
+  for (const { authenticated = false, ...route } of extra) {
     const area = areaOf(route.path)
-    add({ ...route, hasPayload: false, authenticated: false, policy: area!.policy })
+    add({ ...route, hasPayload: false, authenticated, policy: area!.policy })
   }
 
   const matches = (endpoint: Endpoint, parts: ReadonlyArray<string>) =>

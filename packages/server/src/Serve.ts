@@ -13,9 +13,11 @@ import * as Database from "./Database.js"
 import * as Demo from "./Demo.js"
 import * as Drain from "./Drain.js"
 import * as Http from "./Http.js"
+import * as Metrics from "./Metrics.js"
 import * as NodeServer from "./NodeServer.js"
 import * as ServerAddress from "./ServerAddress.js"
 import * as ServerConfig from "./ServerConfig.js"
+import * as Tracing from "./Tracing.js"
 
 /** Options of `serve` that override the environment. */
 export interface ServeOptions {
@@ -24,6 +26,8 @@ export interface ServeOptions {
   readonly demo: boolean
   /** Server processes on the port (`--workers`, env `BUNDLES_WORKERS`); more than one needs Postgres. */
   readonly workers?: Option.Option<number>
+  /** A port of its own for `GET /metrics`, without credentials (`--metrics-port`, env `BUNDLES_METRICS_PORT`). */
+  readonly metricsPort?: Option.Option<number>
 }
 
 const isLoopback = (host: string) =>
@@ -106,7 +110,8 @@ const settings = (options: ServeOptions) =>
       port: Option.getOrElse(options.port, () => config.port),
       host: Option.getOrElse(options.host, () => config.host),
       tls: Option.all({ cert: config.tlsCert, key: config.tlsKey }),
-      workers: Option.getOrElse(options.workers ?? Option.none(), () => config.workers)
+      workers: Option.getOrElse(options.workers ?? Option.none(), () => config.workers),
+      metricsPort: Option.orElse(options.metricsPort ?? Option.none(), () => config.metricsPort)
     }
   })
 
@@ -146,7 +151,7 @@ const explainServeError = (host: string, port: number) => (error: unknown) =>
 /** One server process: the application and its HTTP server; `quiet` for a worker of several. */
 const single = (options: ServeOptions, quiet: boolean) =>
   Layer.unwrapEffect(Effect.gen(function*() {
-    const { host, port, tls } = yield* settings(options)
+    const { host, metricsPort, port, tls } = yield* settings(options)
     const runtime = yield* Effect.runtime<never>()
     const server = NodeServer.make(tls, (refusal) =>
       Runtime.runFork(runtime)(Effect.logInfo("request").pipe(Effect.annotateLogs({ ...refusal }))))
@@ -158,6 +163,10 @@ const single = (options: ServeOptions, quiet: boolean) =>
         Drain.drain(server, requests, Duration.seconds(10))
       )
       if (quiet) return
+      if (Option.isSome(metricsPort)) {
+        const metrics = yield* Metrics.Metrics
+        yield* Metrics.serve(metricsPort.value, host, () => metrics.registry.metrics(), metrics.contentType)
+      }
       const address = yield* HttpServer.addressWith(Effect.succeed)
       const listening = address._tag === "TcpAddress" ? address : { hostname: host, port }
       yield* ServerAddress.publish(
@@ -189,7 +198,7 @@ const single = (options: ServeOptions, quiet: boolean) =>
  */
 const primary = (options: ServeOptions, count: number) =>
   Layer.scopedDiscard(Effect.gen(function*() {
-    const { host, port, tls } = yield* settings(options)
+    const { host, metricsPort, port, tls } = yield* settings(options)
     if ((yield* Database.kind) === "embedded") {
       return yield* Effect.fail(
         new Error("--workers needs Postgres (DATABASE_URL): the embedded database serves one process")
@@ -200,6 +209,9 @@ const primary = (options: ServeOptions, count: number) =>
       Effect.scoped
     )
     const store = yield* ServerConfig.rateLimitStore
+    // Every worker's figures, gathered here: for a scrape of any worker, and on --metrics-port.
+    const metrics = yield* Metrics.primary
+    if (Option.isSome(metricsPort)) yield* Metrics.serve(metricsPort.value, host, metrics.scrape, metrics.contentType)
     yield* Cluster.run(count, { BUNDLES_RATE_LIMIT_STORE: store === "auto" ? "database" : store })
     yield* ServerAddress.publish(yield* ServerConfig.dataDir, ServerAddress.localUrl(Option.isSome(tls), host, port))
     yield* announce(baseUrl(Option.isSome(tls), host, port), host, Option.isSome(tls), demo, ` (${count} workers)`)
@@ -231,4 +243,4 @@ export const layer = (options: ServeOptions) =>
   Layer.unwrapEffect(
     Effect.map(settings(options), ({ workers }) =>
       Cluster.isWorker ? single(options, true) : workers > 1 ? primary(options, workers) : single(options, false))
-  ).pipe(Layer.provide(demoDefaults(options.demo)))
+  ).pipe(Layer.provide(Tracing.layer), Layer.provide(demoDefaults(options.demo)))

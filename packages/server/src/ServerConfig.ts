@@ -25,7 +25,8 @@ export const serveConfig = Config.all({
   workers: Config.integer("BUNDLES_WORKERS").pipe(
     Config.withDefault(1),
     Config.validate({ message: "must be from 1 to 64", validation: (n) => n >= 1 && n <= 64 })
-  )
+  ),
+  metricsPort: Config.option(Config.port("BUNDLES_METRICS_PORT"))
 })
 
 /** The admin token when configured; otherwise one is generated into the data directory. */

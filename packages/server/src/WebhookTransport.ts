@@ -14,6 +14,7 @@ import { NodeHttpClient } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
 import * as dns from "node:dns"
 import * as net from "node:net"
+import * as Metrics from "./Metrics.js"
 import * as ServerConfig from "./ServerConfig.js"
 
 const v4 = (address: string): Array<number> => address.split(".").map(Number)
@@ -160,4 +161,27 @@ export const make = (allowPrivate: boolean): Layer.Layer<HttpClient.HttpClient> 
 /** The webhook transport as configured (`BUNDLES_WEBHOOK_ALLOW_PRIVATE`). */
 export const layer: Layer.Layer<HttpClient.HttpClient> = Layer.unwrapEffect(
   Effect.map(Effect.orDie(ServerConfig.webhookAllowPrivate), make)
+)
+
+/** The HttpClient in context with each attempt timed into the metrics (`bundles_webhook_attempt_duration_seconds`). */
+export const timed: Layer.Layer<HttpClient.HttpClient, never, HttpClient.HttpClient | Metrics.Metrics> = Layer.effect(
+  HttpClient.HttpClient,
+  Effect.gen(function*() {
+    const client = yield* HttpClient.HttpClient
+    const metrics = yield* Metrics.Metrics
+    return HttpClient.transformResponse(client, (response) =>
+      Effect.suspend(() => {
+        const started = performance.now()
+        const seconds = () => (performance.now() - started) / 1000
+        return response.pipe(
+          Effect.tapBoth({
+            onFailure: () => Effect.sync(() => metrics.webhookAttempt("error", seconds())),
+            onSuccess: (answer) =>
+              Effect.sync(() =>
+                metrics.webhookAttempt(answer.status >= 200 && answer.status < 300 ? "success" : "failure", seconds())
+              )
+          })
+        )
+      }))
+  })
 )
