@@ -31,7 +31,7 @@ export const testConfig = (extra: Record<string, string> = {}) =>
 export const serverLayer = (target: Target, extra: Record<string, string> = {}) =>
   HttpApiBuilder.serve(Http.middleware).pipe(
     Layer.provide(Http.AppLive),
-    Layer.provide(target.layer),
+    Layer.provideMerge(target.layer),
     Layer.provideMerge(NodeHttpServer.layerTest),
     Layer.provide(testConfig(extra)),
     // One log line per request would bury the test report.
