@@ -198,7 +198,7 @@ const single = (options: ServeOptions, quiet: boolean) =>
  */
 const primary = (options: ServeOptions, count: number) =>
   Layer.scopedDiscard(Effect.gen(function*() {
-    const { host, metricsPort, port, tls } = yield* settings(options)
+    const { host, metricsPort, tls } = yield* settings(options)
     if ((yield* Database.kind) === "embedded") {
       return yield* Effect.fail(
         new Error("--workers needs Postgres (DATABASE_URL): the embedded database serves one process")
@@ -212,9 +212,19 @@ const primary = (options: ServeOptions, count: number) =>
     // Every worker's figures, gathered here: for a scrape of any worker, and on --metrics-port.
     const metrics = yield* Metrics.primary
     if (Option.isSome(metricsPort)) yield* Metrics.serve(metricsPort.value, host, metrics.scrape, metrics.contentType)
-    yield* Cluster.run(count, { BUNDLES_RATE_LIMIT_STORE: store === "auto" ? "database" : store })
-    yield* ServerAddress.publish(yield* ServerConfig.dataDir, ServerAddress.localUrl(Option.isSome(tls), host, port))
-    yield* announce(baseUrl(Option.isSome(tls), host, port), host, Option.isSome(tls), demo, ` (${count} workers)`)
+    // (The port the workers report: the one asked for, or the one the system chose for port 0.)
+    const listening = yield* Cluster.run(count, { BUNDLES_RATE_LIMIT_STORE: store === "auto" ? "database" : store })
+    yield* ServerAddress.publish(
+      yield* ServerConfig.dataDir,
+      ServerAddress.localUrl(Option.isSome(tls), host, listening.port)
+    )
+    yield* announce(
+      baseUrl(Option.isSome(tls), host, listening.port),
+      host,
+      Option.isSome(tls),
+      demo,
+      ` (${count} workers)`
+    )
   }))
 
 /**

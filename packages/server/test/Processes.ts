@@ -17,11 +17,15 @@ export interface ServerProcess {
   readonly output: () => string
 }
 
-/** Starts `serve` with `env` and waits until it listens; SIGTERM (then SIGKILL) when the scope closes. */
+/**
+ * Starts `serve` with `env` (on a free port unless `args` name one) and waits until it
+ * listens; SIGTERM (then SIGKILL) when the scope closes.
+ */
 export const start = (env: Record<string, string>, args: ReadonlyArray<string> = []) =>
   Effect.acquireRelease(
     Effect.async<ServerProcess, Error>((resume) => {
-      const child = spawn(process.execPath, [BIN, "serve", "--port", "0", ...args], {
+      const port = args.includes("--port") ? [] : ["--port", "0"]
+      const child = spawn(process.execPath, [BIN, "serve", ...port, ...args], {
         env: { PATH: process.env.PATH ?? "", ...env },
         stdio: ["ignore", "pipe", "pipe"]
       })
