@@ -243,6 +243,7 @@ describe(`both command lines on ${targets[0]!.name}`, () => {
               _tag: "ServerError",
               success: false,
               message: "Internal server error",
+              code: "server_error",
               request_id: REQUEST_ID
             })
             assert.notInclude(json.stdout, ESC)
