@@ -334,13 +334,20 @@ export const primary = Effect.acquireRelease(
   ({ onMessage }) => Effect.sync(() => cluster.off("message", onMessage))
 )
 
+/** The metrics port could not be listened on; its `toString` is its message, as the CLI prints it. */
+export class CannotServeMetrics extends Error {
+  override toString() {
+    return this.message
+  }
+}
+
 /**
  * Serves `scrape` at `GET /metrics` on its own port (`--metrics-port`), without credentials:
  * bind it where only the monitoring system reaches it.
  */
 export const serve = (port: number, host: string, scrape: () => Promise<string>, contentType: string) =>
   Effect.acquireRelease(
-    Effect.async<http.Server, Error>((resume) => {
+    Effect.async<http.Server, CannotServeMetrics>((resume) => {
       const server = http.createServer((request, response) => {
         if (request.url !== "/metrics" || (request.method !== "GET" && request.method !== "HEAD")) {
           response.writeHead(404, { "content-type": "text/plain" }).end("Not found; metrics are at /metrics\n")
@@ -353,7 +360,7 @@ export const serve = (port: number, host: string, scrape: () => Promise<string>,
       })
       server.once("error", (error: NodeJS.ErrnoException) =>
         resume(Effect.fail(
-          new Error(
+          new CannotServeMetrics(
             `Cannot serve metrics on ${host}:${port} (${error.code ?? error.message}); choose another --metrics-port`
           )
         )))
