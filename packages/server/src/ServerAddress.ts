@@ -33,14 +33,24 @@ const alive = (pid: number) => {
   }
 }
 
-/** Writes the address of this process's server into `dataDir` for the scope's lifetime. */
+/**
+ * Writes the address of this process's server into `dataDir` for the scope's lifetime. A data
+ * directory that cannot be written (read-only, on Postgres with a configured token) only
+ * costs the admin CLI its discovery: a warning, and the server runs.
+ */
 export const publish = (dataDir: string, url: string) =>
   Effect.acquireRelease(
-    Effect.sync(() => {
+    Effect.try(() => {
       fs.mkdirSync(dataDir, { recursive: true })
       const content: ServerAddress = { url, pid: process.pid }
       fs.writeFileSync(file(dataDir), `${JSON.stringify(content)}\n`, { mode: 0o600 })
-    }),
+    }).pipe(
+      Effect.catchAll((error) =>
+        Effect.logWarning("the server's address could not be written for the admin CLI").pipe(
+          Effect.annotateLogs({ file: file(dataDir), error: String(error.error) })
+        )
+      )
+    ),
     () =>
       Effect.sync(() => {
         // Only this process's own file: another server may have started on the directory since.
