@@ -1,6 +1,6 @@
 /**
  * How `bundles` describes a failed call of the API: each of the client's typed errors in the
- * reseller's words (what to check, the amounts, the request id of a 500), by an exhaustive
+ * reseller's words (what to check, the amounts, the request id), by an exhaustive
  * switch over their tags, so an error renamed or added in the contract fails to compile here.
  * What lies below the contract (no answer, an answer off it) is described as the terminal
  * toolkit describes it for both command lines.
@@ -14,9 +14,17 @@ import * as Output from "./Output.js"
 /** Any failure of a call to the API, as the client types it, or of the client's options. */
 export type CallError = BundlesClient.Error | ClientOptionsError
 
-/** The API's own error: its message for people, its body as the wire carried it. */
-const refused = (error: { readonly message: string }, message: string): Problem =>
-  new Problem({ message, body: Output.toWire({ ...error, message: error.message }) })
+/**
+ * The API's own error: its message for people, with the request id the server gave it after
+ * the first line (to quote to the operator), and its body as the wire carried it.
+ */
+const refused = (error: { readonly message: string }, message: string): Problem => {
+  const [first = "", ...rest] = message.split("\n")
+  return new Problem({
+    message: [withRequestId(first, error), ...rest].join("\n"),
+    body: Output.toWire({ ...error, message: error.message })
+  })
+}
 
 /** Describes a failure of a call to the API at `url`: the API's errors, no answer, or an unreadable one. */
 export const describe = (error: CallError, url: string): Problem => {
@@ -37,7 +45,7 @@ export const describe = (error: CallError, url: string): Problem => {
         `Insufficient balance: the main wallet has ${formatGhs(error.balance)}, this needs ${formatGhs(error.required)}`
       )
     case "ServerError":
-      return refused(error, withRequestId(Output.clean(error.message), error))
+      return refused(error, Output.clean(error.message))
     case "BadRequest":
     case "NotFound":
     case "MethodNotAllowed":

@@ -188,7 +188,10 @@ for (const target of targets) {
         const poor = yield* Effect.promise(() => server.account({ funds: 100n, limits: roomy }))
         const broke = expectCode(yield* runCli(["buy", "1", "0241234567", "--json"], env(dir, poor.key)), 1)
         assert.include(broke.stderr, "Insufficient balance: the main wallet has GHS 1.00, this needs GHS 5.50")
-        assert.deepInclude(json(broke), { success: false, balance: 1, required: 5.5 })
+        assert.deepInclude(json(broke), { success: false, balance: 1, required: 5.5, code: "insufficient_balance" })
+        // The server's request id, in the body and after the message, to quote to the operator.
+        assert.match(json(broke).request_id, /^req_[0-9a-f]{16}$/)
+        assert.include(broke.stderr, `(request id ${json(broke).request_id})`)
         assert.strictEqual((yield* Effect.promise(() => ordersOf(server.baseUrl, key))).length, 1)
       }))
 
