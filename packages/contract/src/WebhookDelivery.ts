@@ -4,7 +4,7 @@
  */
 import { HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
-import { Failed } from "./ApiError.js"
+import { extensions, Failed } from "./ApiError.js"
 import { integerParam } from "./Identifier.js"
 import { EventId, WebhookEventType } from "./Webhook.js"
 
@@ -74,6 +74,6 @@ export type WebhookSettings = typeof WebhookSettings.Type
 /** 404: no delivery with that id for this account. */
 export class DeliveryNotFound extends Schema.TaggedError<DeliveryNotFound>()(
   "DeliveryNotFound",
-  { success: Failed, message: Schema.String },
+  { success: Failed, message: Schema.String, ...extensions("delivery_not_found") },
   HttpApiSchema.annotations({ status: 404 })
 ) {}

@@ -152,6 +152,7 @@ const explainServeError = (host: string, port: number) => (error: unknown) =>
 const single = (options: ServeOptions, quiet: boolean) =>
   Layer.unwrapEffect(Effect.gen(function*() {
     const { host, metricsPort, port, tls } = yield* settings(options)
+    const traced = yield* Tracing.enabled
     const runtime = yield* Effect.runtime<never>()
     const server = NodeServer.make(tls, (refusal) =>
       Runtime.runFork(runtime)(Effect.logInfo("request").pipe(Effect.annotateLogs({ ...refusal }))))
@@ -181,8 +182,10 @@ const single = (options: ServeOptions, quiet: boolean) =>
       )
     }))
     return started.pipe(
-      // No tracer is configured, so the platform's span per request would only cost time.
-      Layer.provideMerge(HttpApiBuilder.serve(Http.middleware).pipe(HttpMiddleware.withTracerDisabledWhen(() => true))),
+      // Without a trace exporter (OTEL_EXPORTER_OTLP_ENDPOINT) the platform's span per request would only cost time.
+      Layer.provideMerge(
+        HttpApiBuilder.serve(Http.middleware).pipe(HttpMiddleware.withTracerDisabledWhen(() => !traced))
+      ),
       Layer.provide(
         Layer.mapError(NodeHttpServer.layer(() => server, { port, host }), explainServeError(host, port))
       ),

@@ -32,20 +32,27 @@ const parseHeaders = (text: string): Record<string, string> =>
     })
   )
 
-/** The package version, for the traces' resource. */
-const VERSION: string = JSON.parse(fs.readFileSync(new URL("../package.json", import.meta.url), "utf8")).version
-
-/** The tracer, or nothing when no endpoint is configured. */
-export const layer = Layer.unwrapEffect(Effect.gen(function*() {
-  const config = yield* settings
-  const url = Option.orElse(
+/** Where spans go (OTLP/HTTP), when anywhere. */
+const destination = Effect.map(settings, (config) =>
+  Option.orElse(
     Option.filter(config.tracesEndpoint, (url) => url.length > 0),
     () =>
       Option.map(
         Option.filter(config.endpoint, (url) => url.length > 0),
         (endpoint) => `${endpoint.replace(/\/+$/, "")}/v1/traces`
       )
-  )
+  ))
+
+/** True when traces are sent; without it no span is worth making. */
+export const enabled = Effect.map(destination, Option.isSome)
+
+/** The package version, for the traces' resource. */
+const VERSION: string = JSON.parse(fs.readFileSync(new URL("../package.json", import.meta.url), "utf8")).version
+
+/** The tracer, or nothing when no endpoint is configured. */
+export const layer = Layer.unwrapEffect(Effect.gen(function*() {
+  const config = yield* settings
+  const url = yield* destination
   if (Option.isNone(url)) return Layer.empty
   return OtlpTracer.layer({
     url: url.value,
