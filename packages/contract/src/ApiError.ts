@@ -55,7 +55,7 @@ export class Unauthorized extends Schema.TaggedError<Unauthorized>()(
 /** 403: the caller is known but may not do this (a dashboard request without its CSRF token). */
 export class Forbidden extends Schema.TaggedError<Forbidden>()(
   "Forbidden",
-  { success: Failed, message: Schema.String },
+  { success: Failed, message: Schema.String, ...extensions("forbidden") },
   HttpApiSchema.annotations({ status: 403 })
 ) {}
 

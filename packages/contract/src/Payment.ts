@@ -6,7 +6,7 @@
 import { HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
 import { AccountId } from "./Account.js"
-import { Failed } from "./ApiError.js"
+import { extensions, Failed } from "./ApiError.js"
 import { integerParam } from "./Identifier.js"
 import { Cedis } from "./Money.js"
 import { DateBound } from "./Order.js"
@@ -131,6 +131,6 @@ export const DeclinePaymentPayload = Schema.Struct({ reason: text(200) }).annota
 /** 404: no payment with that number (for this account). */
 export class PaymentNotFound extends Schema.TaggedError<PaymentNotFound>()(
   "PaymentNotFound",
-  { success: Failed, message: Schema.String },
+  { success: Failed, message: Schema.String, ...extensions("payment_not_found") },
   HttpApiSchema.annotations({ status: 404 })
 ) {}

@@ -5,7 +5,7 @@
 import { HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
 import { AccountFields } from "./Account.js"
-import { Failed } from "./ApiError.js"
+import { extensions, Failed } from "./ApiError.js"
 import { MAX_ID } from "./Identifier.js"
 import { PhoneNumber } from "./Phone.js"
 import { text } from "./Text.js"
@@ -110,6 +110,6 @@ export type AccountView = typeof AccountView.Type
 /** 403: sign-in with the right password before the address was verified. */
 export class EmailNotVerified extends Schema.TaggedError<EmailNotVerified>()(
   "EmailNotVerified",
-  { success: Failed, message: Schema.String },
+  { success: Failed, message: Schema.String, ...extensions("email_not_verified") },
   HttpApiSchema.annotations({ status: 403 })
 ) {}
