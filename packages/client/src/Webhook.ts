@@ -103,22 +103,11 @@ export const signWebhook = async (options: {
   return Webhook.signatureHeader(options.secret, timestamp, options.body)
 }
 
-const encodeEvent = Schema.encodeSync(Webhook.WebhookEvent)
-
 /**
  * An event's JSON as the server delivers it (the fields in the order id, type, created_at,
  * test, data; amounts in cedis), for forwarding an event of the feed as its delivery would be.
  */
-export const webhookBody = (event: WebhookEvent): string => {
-  const encoded = encodeEvent(event)
-  return JSON.stringify({
-    id: encoded.id,
-    type: encoded.type,
-    created_at: encoded.created_at,
-    ...(encoded.test === true ? { test: true } : {}),
-    data: encoded.data
-  })
-}
+export const webhookBody: (event: WebhookEvent) => string = Webhook.eventBody
 
 /**
  * Every header of a delivery of `body` (the event `id` of `type`), signed with `secret` as the

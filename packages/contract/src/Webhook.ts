@@ -104,6 +104,23 @@ export type WebhookEventContent = WebhookEvent extends infer E ? E extends Webho
   : never
   : never
 
+const encodeEvent = Schema.encodeSync(WebhookEvent)
+
+/**
+ * The JSON of an event as it is stored, delivered and listed: the fields in the order id, type,
+ * created_at, test (only on a test event), data; amounts in cedis.
+ */
+export const eventBody = (event: WebhookEvent): string => {
+  const encoded = encodeEvent(event)
+  return JSON.stringify({
+    id: encoded.id,
+    type: encoded.type,
+    created_at: encoded.created_at,
+    ...(encoded.test === true ? { test: true } : {}),
+    data: encoded.data
+  })
+}
+
 const encoder = new TextEncoder()
 
 /** A body as bytes. */

@@ -217,50 +217,7 @@ export class Dashboard extends Effect.Service<Dashboard>()("core/Dashboard", {
 
     /** One event's delivery, as the delivery log shows it. */
     const delivery = Effect.fn("Dashboard.delivery")(function*(accountId: Account.AccountId, eventId: string) {
-      const [row] = yield* orDie(sql<{
-        id: string
-        type: Webhook.WebhookEventType
-        url: string | null
-        attempts: number
-        leased: boolean
-        last_status: number | null
-        last_error: string | null
-        last_attempt_at: Date | null
-        next_attempt_at: Date | null
-        delivered_at: Date | null
-        abandoned_at: Date | null
-        created_at: Date
-      }>`
-        SELECT e.id, e.type, e.url, e.attempts, coalesce(e.leased_until > now(), false) AS leased, e.last_status,
-          e.last_error, e.last_attempt_at, e.next_attempt_at, e.delivered_at, e.abandoned_at, e.created_at
-        FROM webhook_events e
-        WHERE e.id = ${eventId} AND e.account_id = ${accountId} AND e.queued_at IS NOT NULL
-      `)
-      if (row === undefined) {
-        return yield* new DeliveryLog.DeliveryNotFound({ message: `Delivery ${eventId} not found` })
-      }
-      // The states as the public API's delivery view names them.
-      const state: DeliveryLog.DeliveryState = row.delivered_at !== null
-        ? "delivered"
-        : row.abandoned_at !== null
-        ? "abandoned"
-        : row.attempts - (row.leased ? 1 : 0) > 0
-        ? "retrying"
-        : "pending"
-      const view: DeliveryLog.Delivery = {
-        id: Webhook.EventId.make(row.id),
-        event_type: row.type,
-        url: row.url,
-        state,
-        attempts: row.attempts,
-        last_status: row.last_status,
-        last_error: row.last_error,
-        last_attempt_at: row.last_attempt_at,
-        next_attempt_at: state === "pending" || state === "retrying" ? row.next_attempt_at : null,
-        delivered_at: row.delivered_at,
-        created_at: row.created_at
-      }
-      return view
+      return yield* webhooks.delivery(accountId, eventId)
     })
 
     /** Delivers an event again, now, to the current URL; 409 while in flight or without a URL. */

@@ -48,20 +48,7 @@ export const ATTEMPT_DEADLINE = Duration.seconds(5)
  */
 export const LEASE = Duration.seconds(60)
 
-const encodeEvent = Schema.encodeSync(Webhook.WebhookEvent)
 const decodeEvent = Schema.decodeUnknownSync(Schema.parseJson(Webhook.WebhookEvent))
-
-/** The JSON of an event as it is stored, delivered and listed: id, type, created_at, test, data. */
-const eventBody = (event: Webhook.WebhookEvent): string => {
-  const encoded = encodeEvent(event)
-  return JSON.stringify({
-    id: encoded.id,
-    type: encoded.type,
-    created_at: encoded.created_at,
-    ...(encoded.test === true ? { test: true } : {}),
-    data: encoded.data
-  })
-}
 
 interface DeliveryRow {
   readonly id: string
@@ -161,7 +148,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("core/Webhooks", {
           RETURNING id, event_seq, webhook_url
         )
         INSERT INTO webhook_events (id, account_id, seq, type, body, next_attempt_at, queued_at)
-        SELECT ${event.id}, a.id, a.event_seq, ${event.type}, ${eventBody(event)},
+        SELECT ${event.id}, a.id, a.event_seq, ${event.type}, ${Webhook.eventBody(event)},
           CASE WHEN a.webhook_url IS NULL THEN NULL ELSE now() END,
           CASE WHEN a.webhook_url IS NULL THEN NULL ELSE now() END
         FROM a
@@ -328,7 +315,16 @@ export class Webhooks extends Effect.Service<Webhooks>()("core/Webhooks", {
       return settings
     })
 
-    return { enqueue, events, deliveries, resend, trigger, settings }
+    /** One of the account's queued events, as the delivery log shows it; 404 for any other. */
+    const delivery = Effect.fn("Webhooks.delivery")(function*(accountId: number, id: string) {
+      const found = yield* deliveryOf(accountId, id)
+      if (found === undefined) {
+        return yield* new DeliveryContract.DeliveryNotFound({ message: `Delivery ${id} not found` })
+      }
+      return found
+    })
+
+    return { enqueue, events, deliveries, delivery, resend, trigger, settings }
   })
 }) {}
 
