@@ -46,5 +46,20 @@ export const examples: Examples = {
   "admin orders resolve": [
     "bundles-server admin orders resolve ORD-20261101-7F3A9C --status successful",
     "bundles-server admin orders resolve ORD-20261101-7F3A9C --status failed --note \"MTN ticket 88121\""
-  ]
+  ],
+  "admin catalog sync": [
+    "bundles-server admin catalog sync --markup 8% --dry-run",
+    "bundles-server admin catalog sync --upstream wholesaler --markup 8% --price-group agent=5%"
+  ],
+  "admin upstreams": ["bundles-server admin upstreams", "bundles-server admin upstreams --json"],
+  "admin payments list": [
+    "bundles-server admin payments list --status pending --method manual_transfer",
+    "bundles-server admin payments list --account 1 --json"
+  ],
+  "admin payments show": ["bundles-server admin payments show PAY-7F3A9C2K8Q1M"],
+  "admin payments approve": ["bundles-server admin payments approve PAY-7F3A9C2K8Q1M"],
+  "admin payments decline": [
+    "bundles-server admin payments decline PAY-7F3A9C2K8Q1M --reason \"No transfer arrived\""
+  ],
+  "admin emails": ["bundles-server admin emails", "bundles-server admin emails --to kofi@example.com"]
 }

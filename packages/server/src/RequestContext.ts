@@ -60,11 +60,12 @@ const ABSOLUTE = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*([^?#]*)(\?[^#]*)?/
 /**
  * The path and query of a request target, as written: an origin-form target (`/path?q`) as
  * it is, an absolute-form one (`http://host/path?q`) without its scheme and host. Nothing is
- * decoded or resolved; a target of neither form gives "/".
+ * decoded or resolved. A target of neither form (the asterisk form `*`) is kept as it is: no
+ * route and no page has a path without a leading slash, so it is a 404.
  */
 export const splitTarget = (target: string): { readonly path: string; readonly query: string } => {
   const match = target.startsWith("/") ? undefined : ABSOLUTE.exec(target)
-  const origin = target.startsWith("/") ? target : match ? `${match[1] || "/"}${match[2] ?? ""}` : "/"
+  const origin = target.startsWith("/") ? target : match ? `${match[1] || "/"}${match[2] ?? ""}` : target
   const mark = origin.indexOf("?")
   return mark < 0 ? { path: origin, query: "" } : { path: origin.slice(0, mark), query: origin.slice(mark) }
 }
