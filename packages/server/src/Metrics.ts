@@ -189,7 +189,7 @@ export class Metrics extends Effect.Service<Metrics>()("server/Metrics", {
             SELECT
               count(*) FILTER (WHERE next_attempt_at <= now())::int AS due,
               count(*) FILTER (WHERE next_attempt_at > now())::int AS waiting
-            FROM webhook_events WHERE delivered_at IS NULL AND abandoned_at IS NULL`,
+            FROM webhook_events WHERE queued_at IS NOT NULL AND delivered_at IS NULL AND abandoned_at IS NULL`,
           ([row]) => {
             this.set({ state: "due" }, Number(row?.due ?? 0))
             this.set({ state: "waiting" }, Number(row?.waiting ?? 0))
@@ -207,7 +207,7 @@ export class Metrics extends Effect.Service<Metrics>()("server/Metrics", {
           this,
           sql<{ age: number | null }>`
             SELECT extract(epoch FROM now() - min(created_at))::float8 AS age
-            FROM webhook_events WHERE delivered_at IS NULL AND abandoned_at IS NULL`,
+            FROM webhook_events WHERE queued_at IS NOT NULL AND delivered_at IS NULL AND abandoned_at IS NULL`,
           ([row]) => this.set(Number(row?.age ?? 0))
         )
       }
