@@ -1,6 +1,9 @@
 /**
- * The operator's admin API, mounted at `/admin/v1` and guarded by a bearer token:
- * accounts, API keys, wallet funding and adjustments, the catalogue, stuck orders, the ledger audit.
+ * The operator's admin API, mounted at `/admin/v1`: accounts, API keys, wallet funding and
+ * adjustments, the catalogue, stuck orders, the ledger audit, operators, the action log, the
+ * console's figures and webhook health. It is guarded by the admin bearer token or by a
+ * signed-in operator's session cookie (`bundles_operator`); with the cookie, every POST, PUT,
+ * PATCH and DELETE must carry the session's CSRF token in `x-csrf-token` (else a 403).
  */
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSecurity, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
@@ -16,6 +19,7 @@ import {
 import {
   BadRequest,
   Conflict,
+  Forbidden,
   MethodNotAllowed,
   NotFound,
   PayloadTooLarge,
@@ -27,7 +31,9 @@ import {
   ValidationError
 } from "./ApiError.js"
 import { AccountDetail, ApiKeyId, ApiKeyNotFound, ApiKeyView, NewApiKey } from "./ApiKey.js"
-import { CatalogFile, ImportSummary } from "./Catalog.js"
+import { AdminBundle, AdminNetwork, CatalogFile, ImportSummary, UpdateBundlePayload, UpdateNetworkPayload } from "./Catalog.js"
+import { Delivery, DeliveryNotFound, ListDeliveriesParams } from "./DeliveryLog.js"
+import { BundleId, BundleNotFound } from "./Bundle.js"
 import { BodyLimit, CarriesSecret } from "./EndpointPolicy.js"
 import { IdempotencyHeaders } from "./Idempotency.js"
 import { IntegerText } from "./Identifier.js"
@@ -36,17 +42,35 @@ import { ListMailParams, OutboxMail } from "./Mail.js"
 import { AdminOrder, OrderNotFound, OrderStatus, Pagination, Reference, ResolveOrderPayload } from "./Order.js"
 import { pageParams } from "./Page.js"
 import { AdminPayment, DeclinePaymentPayload, ListPaymentsParams, PaymentNotFound } from "./Payment.js"
+import { NetworkId, NetworkNotFound } from "./Network.js"
 import { PhoneNumber } from "./Phone.js"
+import {
+  CreateOperatorPayload,
+  OPERATOR_COOKIE,
+  OperatorId,
+  OperatorNotFound,
+  OperatorSummary
+} from "./Operator.js"
+import { ListActionsParams, OperatorAction } from "./OperatorAction.js"
+import { StatsFields, StatsParams } from "./Stats.js"
+import { text } from "./Text.js"
 import { CatalogSyncPayload, CatalogSyncResponse, UpstreamsResponse } from "./Upstream.js"
 import { AdjustWalletPayload, Balance, FundWalletPayload, InsufficientBalance, WalletKind } from "./Wallet.js"
+import { EndpointHealth } from "./WebhookDelivery.js"
 
 /** The path prefix of the admin API. */
 export const ADMIN_PREFIX = "/admin/v1"
 
-/** Authenticates an admin request by its `Authorization: Bearer <token>` header. */
+/**
+ * Authenticates an admin request by its `Authorization: Bearer <token>` header, or by a
+ * signed-in operator's session cookie (with `x-csrf-token` on changes).
+ */
 export class AdminAuth extends HttpApiMiddleware.Tag<AdminAuth>()("contract/AdminAuth", {
   failure: Unauthorized,
-  security: { bearer: HttpApiSecurity.bearer }
+  security: {
+    bearer: HttpApiSecurity.bearer,
+    operator: HttpApiSecurity.apiKey({ key: OPERATOR_COOKIE, in: "cookie" })
+  }
 }) {}
 
 /** 201 of POST /accounts. */
@@ -96,7 +120,13 @@ export class AccountsGroup extends HttpApiGroup.make("accounts")
   )
   .add(
     HttpApiEndpoint.get("list", "/accounts")
-      .setUrlParams(Schema.Struct({ ...pageParams, status: Schema.optional(AccountStatus) }))
+      .setUrlParams(Schema.Struct({
+        ...pageParams,
+        status: Schema.optional(AccountStatus),
+        search: Schema.optional(text(100)).annotations({
+          description: "Part of the name, the user's email or phone, or the account id itself"
+        })
+      }))
       .addSuccess(AccountsPage)
   )
   .add(
@@ -307,6 +337,133 @@ export class MailAdminGroup extends HttpApiGroup.make("mailAdmin")
   )
 {}
 
+/** 200 of GET /operators. */
+export const OperatorsResponse = Schema.Struct({ success: Succeeded, operators: Schema.Array(OperatorSummary) })
+
+/** 201 of POST /operators and 200 of disabling one. */
+export const OperatorResponse = Schema.Struct({ success: Succeeded, operator: OperatorSummary })
+
+const OperatorPath = Schema.Struct({ operator_id: IntegerText.pipe(Schema.compose(OperatorId)) })
+
+/** The operators who sign in to the console. */
+export class OperatorsGroup extends HttpApiGroup.make("operators")
+  .add(HttpApiEndpoint.get("list", "/operators").addSuccess(OperatorsResponse))
+  .add(
+    HttpApiEndpoint.post("create", "/operators")
+      .setPayload(CreateOperatorPayload)
+      .addSuccess(OperatorResponse, { status: 201 })
+      .addError(Conflict)
+      .annotate(OpenApi.Summary, "Create an operator who signs in to the console with this password (409: email taken)")
+  )
+  .add(
+    HttpApiEndpoint.post("disable", "/operators/:operator_id/disable")
+      .setPath(OperatorPath)
+      .addSuccess(OperatorResponse)
+      .addError(OperatorNotFound)
+      .annotate(OpenApi.Summary, "Disable an operator: ends their sessions, refuses their sign-in")
+  )
+{}
+
+/** 200 of GET /actions. */
+export const ActionsPage = Schema.Struct({
+  success: Succeeded,
+  actions: Schema.Array(OperatorAction),
+  pagination: Pagination
+})
+
+/** The action log: every change made through this API, newest first. */
+export class ActionsGroup extends HttpApiGroup.make("actions")
+  .add(
+    HttpApiEndpoint.get("list", "/actions")
+      .setUrlParams(ListActionsParams)
+      .addSuccess(ActionsPage)
+  )
+{}
+
+/** 200 of GET /stats. */
+export const StatsResponse = Schema.Struct({ success: Succeeded, ...StatsFields })
+
+/** The console's figures for its charts. */
+export class StatsGroup extends HttpApiGroup.make("stats")
+  .add(
+    HttpApiEndpoint.get("get", "/stats")
+      .setUrlParams(StatsParams)
+      .addSuccess(StatsResponse)
+      .annotate(OpenApi.Summary, "Daily totals, orders per hour by status, sales per network, pending orders by age")
+  )
+{}
+
+/** 200 of GET /webhooks. */
+export const WebhooksHealthResponse = Schema.Struct({ success: Succeeded, endpoints: Schema.Array(EndpointHealth) })
+
+/** 200 of GET /accounts/{account_id}/webhook/deliveries. */
+export const AdminDeliveriesPage = Schema.Struct({
+  success: Succeeded,
+  deliveries: Schema.Array(Delivery),
+  pagination: Pagination
+})
+
+/** 202 of resending a delivery. */
+export const AdminDeliveryResponse = Schema.Struct({ success: Succeeded, delivery: Delivery })
+
+/** Webhook health of every account, and an account's delivery log with resend. */
+export class WebhooksAdminGroup extends HttpApiGroup.make("webhooksAdmin")
+  .add(
+    HttpApiEndpoint.get("health", "/webhooks")
+      .addSuccess(WebhooksHealthResponse)
+      .annotate(OpenApi.Summary, "Every account with a webhook URL or events: backlog, failing, abandoned")
+  )
+  .add(
+    HttpApiEndpoint.get("deliveries", "/accounts/:account_id/webhook/deliveries")
+      .setPath(AccountPath)
+      .setUrlParams(ListDeliveriesParams)
+      .addSuccess(AdminDeliveriesPage)
+      .addError(AccountNotFound)
+  )
+  .add(
+    HttpApiEndpoint.post("resend", "/accounts/:account_id/webhook/deliveries/:event_id/resend")
+      .setPath(Schema.Struct({ ...AccountPath.fields, event_id: Schema.String }))
+      .addSuccess(AdminDeliveryResponse, { status: 202 })
+      .addError(AccountNotFound)
+      .addError(DeliveryNotFound)
+      .addError(Conflict)
+      .annotate(OpenApi.Summary, "Deliver the event again now (same id); 409 while an attempt is in flight")
+  )
+{}
+
+/** 200 of GET /networks. */
+export const AdminNetworksResponse = Schema.Struct({ success: Succeeded, networks: Schema.Array(AdminNetwork) })
+
+/** 200 of PATCH /networks/{network_id}. */
+export const AdminNetworkResponse = Schema.Struct({ success: Succeeded, network: AdminNetwork })
+
+/** 200 of PATCH /bundles/{bundle_id}. */
+export const AdminBundleResponse = Schema.Struct({ success: Succeeded, bundle: AdminBundle })
+
+/** The catalogue one network or bundle at a time. */
+export class CatalogAdminGroup extends HttpApiGroup.make("catalogAdmin")
+  .add(
+    HttpApiEndpoint.get("networks", "/networks")
+      .addSuccess(AdminNetworksResponse)
+      .annotate(OpenApi.Summary, "Every network with every bundle and its prices per group, active or not")
+  )
+  .add(
+    HttpApiEndpoint.patch("updateNetwork", "/networks/:network_id")
+      .setPath(Schema.Struct({ network_id: IntegerText.pipe(Schema.compose(NetworkId)) }))
+      .setPayload(UpdateNetworkPayload)
+      .addSuccess(AdminNetworkResponse)
+      .addError(NetworkNotFound)
+  )
+  .add(
+    HttpApiEndpoint.patch("updateBundle", "/bundles/:bundle_id")
+      .setPath(Schema.Struct({ bundle_id: IntegerText.pipe(Schema.compose(BundleId)) }))
+      .setPayload(UpdateBundlePayload)
+      .addSuccess(AdminBundleResponse)
+      .addError(BundleNotFound)
+      .annotate(OpenApi.Summary, "Activate or deactivate a bundle, or change its base price and group prices")
+  )
+{}
+
 /** The operator's admin API. */
 export class AdminApi extends HttpApi.make("admin")
   .add(AccountsGroup)
@@ -317,8 +474,14 @@ export class AdminApi extends HttpApi.make("admin")
   .add(UpstreamsGroup)
   .add(PaymentsAdminGroup)
   .add(MailAdminGroup)
+  .add(OperatorsGroup)
+  .add(ActionsGroup)
+  .add(StatsGroup)
+  .add(WebhooksAdminGroup)
+  .add(CatalogAdminGroup)
   .middleware(AdminAuth)
   .addError(BadRequest)
+  .addError(Forbidden)
   .addError(NotFound)
   .addError(MethodNotAllowed)
   .addError(PayloadTooLarge)

@@ -35,3 +35,10 @@ export class BundleUnavailable extends Schema.TaggedError<BundleUnavailable>()(
   { success: Failed, message: Schema.String, ...extensions("bundle_unavailable") },
   HttpApiSchema.annotations({ status: 400 })
 ) {}
+
+/** 404: no bundle with that id. */
+export class BundleNotFound extends Schema.TaggedError<BundleNotFound>()(
+  "BundleNotFound",
+  { success: Failed, message: Schema.String, ...extensions("bundle_not_found") },
+  HttpApiSchema.annotations({ status: 404 })
+) {}

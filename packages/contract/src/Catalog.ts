@@ -82,3 +82,53 @@ export const ImportSummary = Schema.Struct({
 
 /** The type of `ImportSummary`. */
 export type ImportSummary = typeof ImportSummary.Type
+
+/** A bundle as the operator manages it: by id, with every price. */
+export const AdminBundle = Schema.Struct({
+  id: Schema.Int,
+  network_id: Schema.Int,
+  key: Schema.String,
+  size: Schema.String,
+  name: Schema.String,
+  badge: Schema.String,
+  active: Schema.Boolean,
+  price: PositiveCedis.annotations({ description: "Base price" }),
+  prices: Schema.Record({ key: Schema.String, value: PositiveCedis }).annotations({
+    description: "Price per price group that has its own"
+  })
+}).annotations({ identifier: "AdminBundle" })
+
+/** The type of `AdminBundle`. */
+export type AdminBundle = typeof AdminBundle.Type
+
+/** A network as the operator manages it, with its bundles in display order (active or not). */
+export const AdminNetwork = Schema.Struct({
+  id: Schema.Int,
+  slug: Schema.String,
+  name: Schema.String,
+  color: Schema.String,
+  delivery: Schema.String,
+  active: Schema.Boolean,
+  bundles: Schema.Array(AdminBundle)
+}).annotations({ identifier: "AdminNetwork" })
+
+/** The type of `AdminNetwork`. */
+export type AdminNetwork = typeof AdminNetwork.Type
+
+/** The body of PATCH /admin/v1/networks/{network_id}. */
+export const UpdateNetworkPayload = Schema.Struct({ active: Schema.Boolean }).annotations({
+  parseOptions: { errors: "all" }
+})
+
+/**
+ * The body of PATCH /admin/v1/bundles/{bundle_id}; fields left out are unchanged. In `prices`
+ * a number sets a group's price and `null` removes it (the group then pays the base price).
+ */
+export const UpdateBundlePayload = Schema.Struct({
+  active: Schema.optional(Schema.Boolean),
+  price: Schema.optional(PositiveCedis),
+  prices: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.NullOr(PositiveCedis) }))
+}).annotations({ parseOptions: { errors: "all" } })
+
+/** The type of `UpdateBundlePayload`. */
+export type UpdateBundlePayload = typeof UpdateBundlePayload.Type

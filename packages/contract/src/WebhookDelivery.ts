@@ -77,3 +77,21 @@ export class DeliveryNotFound extends Schema.TaggedError<DeliveryNotFound>()(
   { success: Failed, message: Schema.String, ...extensions("delivery_not_found") },
   HttpApiSchema.annotations({ status: 404 })
 ) {}
+
+/** The health of one account's webhook endpoint, as the operator sees it. */
+export const EndpointHealth = Schema.Struct({
+  account_id: Schema.Int,
+  account_name: Schema.String,
+  url: Schema.NullOr(Schema.String),
+  backlog: Schema.Int.annotations({ description: "Events queued: not yet delivered nor abandoned" }),
+  oldest_queued_at: Schema.NullOr(Schema.Date),
+  failing_since: Schema.NullOr(Schema.Date).annotations({
+    description: "The oldest queued event that has failed at least once, null when none is failing"
+  }),
+  abandoned: Schema.Int,
+  last_status: Schema.NullOr(Schema.Int).annotations({ description: "HTTP status of the newest attempt" }),
+  last_attempt_at: Schema.NullOr(Schema.Date)
+}).annotations({ identifier: "EndpointHealth" })
+
+/** The type of `EndpointHealth`. */
+export type EndpointHealth = typeof EndpointHealth.Type

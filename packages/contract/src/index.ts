@@ -6,6 +6,8 @@
 export * as Account from "./Account.js"
 /** The operator's admin API. */
 export * as AdminApi from "./AdminApi.js"
+/** The operator console's sign-in API. */
+export * as ConsoleApi from "./ConsoleApi.js"
 /** The error envelope shared by both APIs. */
 export * as ApiError from "./ApiError.js"
 /** API keys and the `x-api-key` middleware. */
@@ -44,6 +46,10 @@ export * as Network from "./Network.js"
 export * as Order from "./Order.js"
 /** The terms of an order as plain values (statuses, the reference rule, page sizes). */
 export * as OrderTerms from "./OrderTerms.js"
+/** Operators: the console's users, their session cookie and middleware. */
+export * as Operator from "./Operator.js"
+/** The operator action log. */
+export * as OperatorAction from "./OperatorAction.js"
 /** Paging of admin lists. */
 export * as Page from "./Page.js"
 /** Payments that fund a wallet. */
@@ -58,6 +64,8 @@ export * as ResellerApi from "./ResellerApi.js"
 export * as Session from "./Session.js"
 /** The account holder's statement: the ledger with its payments. */
 export * as Statement from "./Statement.js"
+/** The console's figures for its charts. */
+export * as Stats from "./Stats.js"
 /** Free text from requests. */
 export * as Text from "./Text.js"
 /** Upstreams and the catalogue sync. */

@@ -34,7 +34,13 @@ export const csrfToken = (sessionToken: string): string =>
   createHash("sha256").update(`bundles-csrf\u0000${sessionToken}`).digest("base64url")
 
 /** True when a session token has the shape of one (checked before any database work). */
-const looksLikeToken = (token: string) => /^[A-Za-z0-9_-]{43}$/.test(token)
+export const looksLikeToken = (token: string) => /^[A-Za-z0-9_-]{43}$/.test(token)
+
+/** A new session token (256 random bits, base64url) and its SHA-256 hash, the only form stored. */
+export const newToken = (): { readonly token: string; readonly hash: string } => {
+  const token = randomBytes(32).toString("base64url")
+  return { token, hash: Tokens.sha256Hex(token) }
+}
 
 const decodeUserId = Schema.decodeSync(User.UserId)
 const decodeAccountId = Schema.decodeSync(Account.AccountId)
@@ -46,10 +52,10 @@ export class Sessions extends Effect.Service<Sessions>()("core/Sessions", {
 
     /** A new session for a user; the token is returned only here. */
     const create = Effect.fn("Sessions.create")(function*(userId: number) {
-      const token = randomBytes(32).toString("base64url")
+      const { hash, token } = newToken()
       const [row] = yield* orDie(sql<{ id: string | number; expires_at: Date }>`
         INSERT INTO sessions (token_hash, user_id, expires_at)
-        VALUES (${Tokens.sha256Hex(token)}, ${userId}, now() + make_interval(days => ${ABSOLUTE_DAYS}))
+        VALUES (${hash}, ${userId}, now() + make_interval(days => ${ABSOLUTE_DAYS}))
         RETURNING id, expires_at
       `)
       return { token, sessionId: Number(row!.id), expiresAt: row!.expires_at, csrfToken: csrfToken(token) }

@@ -34,6 +34,15 @@ export const PAIR_FAILURES = 5
 /** Sign-in failures allowed per minute for one email address from everywhere. */
 export const EMAIL_FAILURES = 20
 
+/**
+ * The failure counts a sign-in is throttled by: per email and client address together, and
+ * per email. `kind` keeps the dashboard's and the console's counts apart.
+ */
+export const signInThrottle = (kind: string, email: string, address: string) => [
+  { subject: `${kind}:${email}|${address}`, quotas: [{ scope: "auth" as const, limit: PAIR_FAILURES }] },
+  { subject: `${kind}:${email}`, quotas: [{ scope: "auth" as const, limit: EMAIL_FAILURES }] }
+]
+
 type Purpose = "verify_email" | "reset_password"
 
 interface UserRow {
@@ -203,11 +212,7 @@ export class Users extends Effect.Service<Users>()("core/Users", {
       })).pipe(orDie)
     })
 
-    const throttle = (email: string, address: string) => {
-      const pair = { subject: `signin:${email}|${address}`, quotas: [{ scope: "auth" as const, limit: PAIR_FAILURES }] }
-      const anywhere = { subject: `signin:${email}`, quotas: [{ scope: "auth" as const, limit: EMAIL_FAILURES }] }
-      return [pair, anywhere]
-    }
+    const throttle = (email: string, address: string) => signInThrottle("signin", email, address)
 
     /**
      * Signs a user in: a new session, or a 401 (wrong address or password), a 403 (address

@@ -20,6 +20,8 @@ export * as Idempotency from "./Idempotency.js"
 export * as Mailer from "./Mailer.js"
 /** The database schema. */
 export * as Migrations from "./Migrations.js"
+/** Console operators: passwords and sessions. */
+export * as Operators from "./Operators.js"
 /** Orders and their state machine. */
 export * as Orders from "./Orders.js"
 /** Password hashing (scrypt). */

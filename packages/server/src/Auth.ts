@@ -4,7 +4,7 @@
  * counted the failures); these read its finding from the fiber, and refuse when it found
  * nothing, so a request that did not pass the gateway is never let in.
  */
-import { AdminApi, ApiError, ApiKey, Session } from "@databundle/contract"
+import { AdminApi, ApiError, ApiKey, Operator, Session } from "@databundle/contract"
 import { Effect, FiberRef, Layer, Redacted } from "effect"
 import * as RequestContext from "./RequestContext.js"
 
@@ -31,12 +31,24 @@ export const ApiKeyAuthLive = Layer.succeed(ApiKey.ApiKeyAuth, {
 })
 
 /** `Authorization: Bearer <token>`, as the gateway found it against the admin token. */
+const admitted = Effect.flatMap(
+  FiberRef.get(RequestContext.caller),
+  (caller) => caller._tag === "Operator" || caller._tag === "Staff" ? Effect.void : Effect.fail(refusal("bearer", true))
+)
+
 export const AdminAuthLive = Layer.succeed(AdminApi.AdminAuth, {
-  bearer: () =>
-    Effect.flatMap(
-      FiberRef.get(RequestContext.caller),
-      (caller) => caller._tag === "Operator" ? Effect.void : Effect.fail(refusal("bearer", true))
-    )
+  bearer: () => admitted,
+  operator: () => admitted
+})
+
+/** The console's operator session cookie, as the gateway found it among the live operator sessions. */
+export const ConsoleAuthLive = Layer.succeed(Operator.ConsoleAuth, {
+  operator: (token) =>
+    Effect.flatMap(FiberRef.get(RequestContext.caller), (caller) => {
+      if (caller._tag !== "Staff") return Effect.fail(refusal("session", Redacted.value(token).length > 0))
+      const { operatorId, sessionId } = caller.session
+      return Effect.succeed({ operatorId, sessionId })
+    })
 })
 
 /** The dashboard's session cookie, as the gateway found it among the live sessions. */

@@ -25,7 +25,8 @@ import {
 import { HttpApiBuilder, HttpServerResponse, OpenApi } from "@effect/platform"
 import { Context, Effect, Layer } from "effect"
 import * as AdminHandlers from "./AdminHandlers.js"
-import { AdminAuthLive, ApiKeyAuthLive, DashboardAuthLive } from "./Auth.js"
+import { AdminAuthLive, ApiKeyAuthLive, ConsoleAuthLive, DashboardAuthLive } from "./Auth.js"
+import * as ConsoleHandlers from "./ConsoleHandlers.js"
 import * as DashboardHandlers from "./DashboardHandlers.js"
 import * as Gateway from "./Gateway.js"
 import * as Health from "./Health.js"
@@ -158,7 +159,8 @@ export const ApiLive = Layer.mergeAll(
   HttpApiBuilder.api(ServerApi).pipe(
     Layer.provide(ResellerHandlers.layer.pipe(Layer.provide(ApiKeyAuthLive))),
     Layer.provide(AdminHandlers.layer.pipe(Layer.provide(AdminAuthLive))),
-    Layer.provide(DashboardHandlers.layer.pipe(Layer.provide(DashboardAuthLive)))
+    Layer.provide(DashboardHandlers.layer.pipe(Layer.provide(DashboardAuthLive))),
+    Layer.provide(ConsoleHandlers.layer.pipe(Layer.provide(ConsoleAuthLive), Layer.provide(AdminAuthLive)))
   ),
   HttpApiBuilder.middleware(ServerApi, Gateway.make(ServerApi, routes)),
   openApiDocuments,

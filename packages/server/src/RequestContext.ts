@@ -2,7 +2,7 @@
  * What the server learns about a request while handling it, for its log line and its 500s,
  * and who the gateway found the request to come from.
  */
-import type { ApiKeys, Sessions } from "@databundle/core"
+import type { ApiKeys, Operators, Sessions } from "@databundle/core"
 import { FiberRef } from "effect"
 import { randomBytes } from "node:crypto"
 
@@ -34,6 +34,8 @@ export type Caller =
   | { readonly _tag: "Operator" }
   /** A dashboard user, by the session cookie; `csrf` is the token its state-changing requests must send. */
   | { readonly _tag: "Holder"; readonly session: Sessions.SessionPrincipal; readonly csrf: string }
+  /** A console operator, by the operator session cookie; `csrf` as a holder's. */
+  | { readonly _tag: "Staff"; readonly session: Operators.OperatorPrincipal; readonly csrf: string }
 
 /**
  * The caller of the current request. The gateway sets it around the router; where it did

@@ -1,12 +1,14 @@
 /**
- * The API the server serves: the public API, the admin API and the dashboard API side by side.
+ * The API the server serves: the public API, the admin API, the dashboard API and the
+ * console's sign-in API side by side.
  */
-import { AdminApi, DashboardApi, ResellerApi } from "@databundle/contract"
+import { AdminApi, ConsoleApi, DashboardApi, ResellerApi } from "@databundle/contract"
 import { HttpApi } from "@effect/platform"
 
-/** The three APIs in one, so one router, one middleware chain and one error encoder serve them. */
+/** The four APIs in one, so one router, one middleware chain and one error encoder serve them. */
 export class ServerApi extends HttpApi.make("bundles")
   .addHttpApi(ResellerApi.ResellerApi)
   .addHttpApi(AdminApi.AdminApi)
   .addHttpApi(DashboardApi.DashboardApi)
+  .addHttpApi(ConsoleApi.ConsoleApi)
 {}

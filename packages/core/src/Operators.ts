@@ -1,0 +1,160 @@
+/**
+ * Operators: the people who run the business from the console, with passwords of their own
+ * (scrypt, as the dashboard users') and sessions of their own (`operator_sessions`, the token
+ * stored only as its SHA-256 hash, the CSRF token derived from it, as the dashboard's). A
+ * session ends 30 days after sign-in, after 7 days unused, at sign-out, or when its operator
+ * is disabled. Sign-in failures are throttled as the dashboard's are, with counts of their own.
+ */
+import { ApiError, Operator } from "@databundle/contract"
+import { SqlClient } from "@effect/sql"
+import { Effect, Option, Schema } from "effect"
+import { randomBytes } from "node:crypto"
+import { isUniqueViolation, orDie } from "./Database.js"
+import * as Passwords from "./Passwords.js"
+import { RateLimiter } from "./RateLimiter.js"
+import { ABSOLUTE_DAYS, csrfToken, IDLE_DAYS, looksLikeToken, newToken } from "./Sessions.js"
+import { signInThrottle } from "./Users.js"
+import * as Tokens from "./Tokens.js"
+
+/** Who an operator session is. */
+export interface OperatorPrincipal {
+  readonly sessionId: number
+  readonly operatorId: Operator.OperatorId
+  readonly expiresAt: Date
+}
+
+interface OperatorRow {
+  readonly id: number
+  readonly email: string
+  readonly name: string
+  readonly password_hash: string
+  readonly created_at: Date
+  readonly disabled_at: Date | null
+}
+
+const decodeId = Schema.decodeSync(Operator.OperatorId)
+
+const toSummary = (row: OperatorRow): Operator.OperatorSummary => ({
+  id: decodeId(row.id),
+  email: row.email,
+  name: row.name,
+  created_at: row.created_at,
+  disabled_at: row.disabled_at
+})
+
+/** The public view (without `disabled_at`). */
+export const toView = ({ disabled_at: _, ...view }: Operator.OperatorSummary): Operator.OperatorView => view
+
+const notFound = (id: number) => new Operator.OperatorNotFound({ message: `No operator with id ${id}` })
+
+/** Operators, their passwords and their sessions. */
+export class Operators extends Effect.Service<Operators>()("core/Operators", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const limiter = yield* RateLimiter
+    const decoy = yield* Effect.cached(Passwords.hash(randomBytes(16).toString("hex")))
+
+    const byId = (id: number) =>
+      orDie(sql<OperatorRow>`SELECT * FROM operators WHERE id = ${id}`).pipe(Effect.map((rows) => rows[0]))
+
+    /** Every operator, oldest first. */
+    const list = orDie(sql<OperatorRow>`SELECT * FROM operators ORDER BY id`).pipe(
+      Effect.map((rows) => rows.map(toSummary)),
+      Effect.withSpan("Operators.list")
+    )
+
+    /** The operator with this id. */
+    const get = Effect.fn("Operators.get")(function*(id: number) {
+      const row = yield* byId(id)
+      if (row === undefined) return yield* notFound(id)
+      return toSummary(row)
+    })
+
+    /** A new operator; a 409 when the email address is taken. */
+    const create = Effect.fn("Operators.create")(function*(payload: Operator.CreateOperatorPayload) {
+      const passwordHash = yield* Passwords.hash(payload.password)
+      const rows = yield* sql<OperatorRow>`
+        INSERT INTO operators (email, name, password_hash) VALUES (${payload.email}, ${payload.name}, ${passwordHash})
+        RETURNING *
+      `.pipe(
+        Effect.catchIf(
+          isUniqueViolation,
+          () => new ApiError.Conflict({ message: `An operator with the email ${payload.email} already exists` })
+        ),
+        orDie
+      )
+      return toSummary(rows[0]!)
+    })
+
+    /** Disables an operator and ends their sessions; disabling twice changes nothing more. */
+    const disable = Effect.fn("Operators.disable")(function*(id: number) {
+      const rows = yield* orDie(sql<OperatorRow>`
+        UPDATE operators SET disabled_at = coalesce(disabled_at, now()), updated_at = now() WHERE id = ${id} RETURNING *
+      `)
+      if (rows[0] === undefined) return yield* notFound(id)
+      yield* orDie(sql`UPDATE operator_sessions SET ended_at = now() WHERE operator_id = ${id} AND ended_at IS NULL`)
+      return toSummary(rows[0])
+    })
+
+    /**
+     * Signs an operator in: a new session, or a 401 (wrong address or password, or a disabled
+     * operator: the same answer) or a 429 past the failure limits, before the password is read.
+     */
+    const signIn = Effect.fn("Operators.signIn")(function*(email: string, password: string, address: string) {
+      const limits = signInThrottle("console-signin", email, address)
+      for (const { quotas, subject } of limits) {
+        const decision = yield* limiter.check(subject, quotas)
+        if (!decision.allowed) {
+          return yield* new ApiError.RateLimited({
+            message: `Too many failed sign-ins for this address; retry in ${decision.retryAfterSeconds} s`,
+            retry_after: decision.retryAfterSeconds
+          })
+        }
+      }
+      const [row] = yield* orDie(sql<OperatorRow>`SELECT * FROM operators WHERE email = ${email}`)
+      const valid = yield* Passwords.verify(password, row?.password_hash ?? (yield* decoy))
+      if (row === undefined || !valid || row.disabled_at !== null) {
+        for (const { quotas, subject } of limits) yield* limiter.consume(subject, quotas)
+        return yield* new ApiError.Unauthorized({ message: "Wrong email address or password" })
+      }
+      const { hash, token } = newToken()
+      const [session] = yield* orDie(sql<{ id: string | number; expires_at: Date }>`
+        INSERT INTO operator_sessions (token_hash, operator_id, expires_at)
+        VALUES (${hash}, ${row.id}, now() + make_interval(days => ${ABSOLUTE_DAYS}))
+        RETURNING id, expires_at
+      `)
+      return {
+        token,
+        csrfToken: csrfToken(token),
+        sessionId: Number(session!.id),
+        expiresAt: session!.expires_at,
+        operator: toView(toSummary(row))
+      }
+    })
+
+    /** The live session of a token (operator not disabled, not ended, expired or idle); marks it used. */
+    const authenticate = Effect.fn("Operators.authenticate")(function*(token: string) {
+      if (!looksLikeToken(token)) return Option.none<OperatorPrincipal>()
+      const [row] = yield* orDie(sql<{ id: string | number; operator_id: number; expires_at: Date; stale: boolean }>`
+        SELECT s.id, s.operator_id, s.expires_at, s.last_seen_at < now() - interval '1 minute' AS stale
+        FROM operator_sessions s JOIN operators o ON o.id = s.operator_id
+        WHERE s.token_hash = ${Tokens.sha256Hex(token)} AND s.ended_at IS NULL AND s.expires_at > now()
+          AND s.last_seen_at > now() - make_interval(days => ${IDLE_DAYS}) AND o.disabled_at IS NULL
+      `)
+      if (row === undefined) return Option.none<OperatorPrincipal>()
+      if (row.stale) yield* orDie(sql`UPDATE operator_sessions SET last_seen_at = now() WHERE id = ${row.id}`)
+      return Option.some<OperatorPrincipal>({
+        sessionId: Number(row.id),
+        operatorId: decodeId(row.operator_id),
+        expiresAt: row.expires_at
+      })
+    })
+
+    /** Ends one session. */
+    const end = Effect.fn("Operators.end")(function*(sessionId: number) {
+      yield* orDie(sql`UPDATE operator_sessions SET ended_at = now() WHERE id = ${sessionId} AND ended_at IS NULL`)
+    })
+
+    return { list, get, create, disable, signIn, authenticate, end }
+  })
+}) {}
