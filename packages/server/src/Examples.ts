@@ -65,7 +65,7 @@ export const examples: Examples = {
   "admin operators list": ["bundles-server admin operators list", "bundles-server admin operators list --json"],
   "admin operators create": [
     "bundles-server admin operators create --email efua@example.com --name \"Efua Owusu\"",
-    "pass ops/kofi | bundles-server admin operators create --email k@example.com --name Kofi --password-stdin"
+    "bundles-server admin operators create --email k@example.com --name Kofi --password-stdin < pw.txt"
   ],
   "admin operators disable": ["bundles-server admin operators disable 2"],
   "admin actions": [
