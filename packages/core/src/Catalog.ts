@@ -240,46 +240,50 @@ export class Catalog extends Effect.Service<Catalog>()("core/Catalog", {
      * sets the group's own, `null` removes it so the group pays the base price). An unknown
      * group is a 422 on `prices.<group>` and changes nothing.
      */
-    const updateBundle = Effect.fn("Catalog.updateBundle")(function*(id: number, patch: CatalogFile.UpdateBundlePayload) {
-      const [row] = yield* orDie(sql<BundleRow>`SELECT * FROM bundles WHERE id = ${id} FOR UPDATE`)
-      if (row === undefined) return yield* new Bundle.BundleNotFound({ message: `Bundle ${id} not found` })
-      const groups = yield* orDie(sql<{ id: number; name: string }>`SELECT id, name FROM price_groups`)
-      const groupId = new Map(groups.map((g) => [g.name, g.id]))
-      const groupName = new Map(groups.map((g) => [g.id, g.name]))
-      const priceRows = yield* orDie(sql<PriceRow>`SELECT * FROM bundle_prices WHERE bundle_id = ${id}`)
-      const before = adminBundle(
-        row,
-        Object.fromEntries(priceRows.map((p) => [groupName.get(p.price_group_id)!, int8(p.price)]))
-      )
-      const unknown = Object.keys(patch.prices ?? {}).filter((name) => !groupId.has(name))
-      if (unknown.length > 0) {
-        return yield* new ApiError.ValidationError({
-          message: `prices names unknown price groups: ${unknown.join(", ")}`,
-          errors: Object.fromEntries(unknown.map((name) => [`prices.${name}`, [`prices.${name} is not a price group`]]))
-        })
-      }
-      const changes: Record<string, unknown> = {}
-      if (patch.active !== undefined) changes.active = patch.active
-      if (patch.price !== undefined) changes.base_price = patch.price
-      if (Object.keys(changes).length > 0) {
-        yield* orDie(sql`UPDATE bundles SET ${sql.update(changes)}, updated_at = now() WHERE id = ${id}`)
-      }
-      for (const [name, price] of Object.entries(patch.prices ?? {})) {
-        const group = groupId.get(name)!
-        yield* orDie(
-          price === null
-            ? sql`DELETE FROM bundle_prices WHERE bundle_id = ${id} AND price_group_id = ${group}`
-            : sql`
+    const updateBundle = Effect.fn("Catalog.updateBundle")(
+      function*(id: number, patch: CatalogFile.UpdateBundlePayload) {
+        const [row] = yield* orDie(sql<BundleRow>`SELECT * FROM bundles WHERE id = ${id} FOR UPDATE`)
+        if (row === undefined) return yield* new Bundle.BundleNotFound({ message: `Bundle ${id} not found` })
+        const groups = yield* orDie(sql<{ id: number; name: string }>`SELECT id, name FROM price_groups`)
+        const groupId = new Map(groups.map((g) => [g.name, g.id]))
+        const groupName = new Map(groups.map((g) => [g.id, g.name]))
+        const priceRows = yield* orDie(sql<PriceRow>`SELECT * FROM bundle_prices WHERE bundle_id = ${id}`)
+        const before = adminBundle(
+          row,
+          Object.fromEntries(priceRows.map((p) => [groupName.get(p.price_group_id)!, int8(p.price)]))
+        )
+        const unknown = Object.keys(patch.prices ?? {}).filter((name) => !groupId.has(name))
+        if (unknown.length > 0) {
+          return yield* new ApiError.ValidationError({
+            message: `prices names unknown price groups: ${unknown.join(", ")}`,
+            errors: Object.fromEntries(
+              unknown.map((name) => [`prices.${name}`, [`prices.${name} is not a price group`]])
+            )
+          })
+        }
+        const changes: Record<string, unknown> = {}
+        if (patch.active !== undefined) changes.active = patch.active
+        if (patch.price !== undefined) changes.base_price = patch.price
+        if (Object.keys(changes).length > 0) {
+          yield* orDie(sql`UPDATE bundles SET ${sql.update(changes)}, updated_at = now() WHERE id = ${id}`)
+        }
+        for (const [name, price] of Object.entries(patch.prices ?? {})) {
+          const group = groupId.get(name)!
+          yield* orDie(
+            price === null
+              ? sql`DELETE FROM bundle_prices WHERE bundle_id = ${id} AND price_group_id = ${group}`
+              : sql`
               INSERT INTO bundle_prices (bundle_id, price_group_id, price) VALUES (${id}, ${group}, ${price})
               ON CONFLICT (bundle_id, price_group_id) DO UPDATE SET price = EXCLUDED.price
             `
-        )
+          )
+        }
+        yield* networksCache.invalidateAll
+        yield* bundlesCache.invalidateAll
+        const network = (yield* adminNetworks(row.network_id))[0]!
+        return { before, after: network.bundles.find((b) => b.id === id)! }
       }
-      yield* networksCache.invalidateAll
-      yield* bundlesCache.invalidateAll
-      const network = (yield* adminNetworks(row.network_id))[0]!
-      return { before, after: network.bundles.find((b) => b.id === id)! }
-    })
+    )
 
     return { networks, bundles, importFile, exportFile, adminNetworks, updateNetwork, updateBundle }
   })

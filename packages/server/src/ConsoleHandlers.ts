@@ -40,34 +40,38 @@ export const ConsoleAccessLive = HttpApiBuilder.group(ServerApi, "consoleAccess"
   }))
 
 /** The signed-in operator's session. */
-export const ConsoleSessionLive = HttpApiBuilder.group(ServerApi, "consoleSession", (handlers) =>
-  Effect.gen(function*() {
-    const operators = yield* Operators.Operators
-    const config = yield* Effect.orDie(ServerConfig.dashboard)
-    return handlers
-      .handle("current", () =>
-        Effect.gen(function*() {
-          const caller = yield* FiberRef.get(RequestContext.caller)
-          if (caller._tag !== "Staff") return yield* Effect.dieMessage("a console session endpoint without a session")
-          const operator = yield* Effect.orDie(operators.get(caller.session.operatorId))
-          return ok({
-            operator: Operators.toView(operator),
-            csrf_token: caller.csrf,
-            expires_at: caller.session.expiresAt
-          })
-        }))
-      .handle("signOut", () =>
-        Effect.gen(function*() {
-          const { sessionId } = yield* Operator.CurrentOperator
-          yield* operators.end(sessionId)
-          yield* HttpApp.appendPreResponseHandler((_, response) =>
-            Effect.succeed(
-              HttpServerResponse.expireCookie(response, Operator.OPERATOR_COOKIE, cookieOptions(config.secureCookies))
+export const ConsoleSessionLive = HttpApiBuilder.group(
+  ServerApi,
+  "consoleSession",
+  (handlers) =>
+    Effect.gen(function*() {
+      const operators = yield* Operators.Operators
+      const config = yield* Effect.orDie(ServerConfig.dashboard)
+      return handlers
+        .handle("current", () =>
+          Effect.gen(function*() {
+            const caller = yield* FiberRef.get(RequestContext.caller)
+            if (caller._tag !== "Staff") return yield* Effect.dieMessage("a console session endpoint without a session")
+            const operator = yield* Effect.orDie(operators.get(caller.session.operatorId))
+            return ok({
+              operator: Operators.toView(operator),
+              csrf_token: caller.csrf,
+              expires_at: caller.session.expiresAt
+            })
+          }))
+        .handle("signOut", () =>
+          Effect.gen(function*() {
+            const { sessionId } = yield* Operator.CurrentOperator
+            yield* operators.end(sessionId)
+            yield* HttpApp.appendPreResponseHandler((_, response) =>
+              Effect.succeed(
+                HttpServerResponse.expireCookie(response, Operator.OPERATOR_COOKIE, cookieOptions(config.secureCookies))
+              )
             )
-          )
-          return { success: true as const, message: "Signed out" }
-        }))
-  }))
+            return { success: true as const, message: "Signed out" }
+          }))
+    })
+)
 
 /** The operators. */
 export const OperatorsLive = HttpApiBuilder.group(ServerApi, "operators", (handlers) =>

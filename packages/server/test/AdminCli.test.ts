@@ -556,7 +556,9 @@ for (const target of targets) {
           const lines = JSON.parse(log.stdout).actions
           assert.strictEqual(lines[0].target_id, String(operator.id))
           assert.strictEqual(lines[0].actor_kind, "token")
-          const text = succeeded(yield* admin("actions", "--target-kind", "operator", "--target-id", String(operator.id)))
+          const text = succeeded(
+            yield* admin("actions", "--target-kind", "operator", "--target-id", String(operator.id))
+          )
           assert.include(text.stdout, "admin token")
           assert.include(text.stdout, "operator.create")
           usageError(yield* admin("actions", "--action", "wallet.steal"), "operator.disable")

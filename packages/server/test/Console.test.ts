@@ -11,7 +11,16 @@ import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import * as http from "node:http"
-import { ADMIN_TOKEN, adminClient, newAccount, raw, type RawOptions, resellerClient, seedCatalog, serverLayer } from "./Harness.js"
+import {
+  ADMIN_TOKEN,
+  adminClient,
+  newAccount,
+  raw,
+  type RawOptions,
+  resellerClient,
+  seedCatalog,
+  serverLayer
+} from "./Harness.js"
 
 const CONSOLE = ConsoleApi.CONSOLE_PREFIX
 const ADMIN = AdminApi.ADMIN_PREFIX
@@ -42,8 +51,7 @@ const call = (
   return raw(method, path, { ...options, headers })
 }
 
-const signIn = (email: string, password = PASSWORD) =>
-  raw("POST", `${CONSOLE}/session`, { body: { email, password } })
+const signIn = (email: string, password = PASSWORD) => raw("POST", `${CONSOLE}/session`, { body: { email, password } })
 
 const cookieOf = (setCookie: string | undefined) => {
   assert.isDefined(setCookie, "a Set-Cookie header")
@@ -222,7 +230,9 @@ for (const target of targets) {
           const holder = yield* raw("POST", "/dashboard/v1/session", { body: { email, password: PASSWORD } })
           assert.strictEqual(holder.status, 200)
           const holderCookie = new RegExp(`${Session.SESSION_COOKIE}=([^;]*)`).exec(holder.headers["set-cookie"]!)![1]!
-          for (const cookie of [`${Session.SESSION_COOKIE}=${holderCookie}`, `${Operator.OPERATOR_COOKIE}=${holderCookie}`]) {
+          for (
+            const cookie of [`${Session.SESSION_COOKIE}=${holderCookie}`, `${Operator.OPERATOR_COOKIE}=${holderCookie}`]
+          ) {
             const headers = { cookie, [Session.CSRF_HEADER]: holder.json.csrf_token }
             assert.strictEqual((yield* raw("GET", `${ADMIN}/accounts`, { headers })).status, 401, cookie)
             assert.strictEqual((yield* raw("GET", `${CONSOLE}/session`, { headers })).status, 401, cookie)
@@ -245,7 +255,9 @@ for (const target of targets) {
         Effect.gen(function*() {
           const console = yield* newOperator
           assert.strictEqual((yield* call(console, "GET", `${ADMIN}/accounts`)).status, 200)
-          const disabled = yield* raw("POST", `${ADMIN}/operators/${console.operatorId}/disable`, { bearer: ADMIN_TOKEN })
+          const disabled = yield* raw("POST", `${ADMIN}/operators/${console.operatorId}/disable`, {
+            bearer: ADMIN_TOKEN
+          })
           assert.strictEqual(disabled.status, 200, disabled.text)
           assert.isString(disabled.json.operator.disabled_at)
           assert.strictEqual((yield* call(console, "GET", `${ADMIN}/accounts`)).status, 401)
@@ -311,7 +323,9 @@ for (const target of targets) {
             (yield* call(console, "PATCH", `${ADMIN}/accounts/${account.id}`, { body: { status: "closed" } })).status,
             422
           )
-          const suspend = yield* call(console, "PATCH", `${ADMIN}/accounts/${account.id}`, { body: { status: "suspended" } })
+          const suspend = yield* call(console, "PATCH", `${ADMIN}/accounts/${account.id}`, {
+            body: { status: "suspended" }
+          })
           assert.strictEqual(suspend.status, 200)
           const updates = yield* actions(`${target}&action=account.update`)
           assert.lengthOf(updates, 1)
@@ -373,7 +387,10 @@ for (const target of targets) {
           yield* place("0243339999")
           const old = yield* place("0244449999")
           assert.strictEqual(
-            (yield* raw("POST", `${ADMIN}/orders/${won}/resolve`, { bearer: ADMIN_TOKEN, body: { status: "successful" } }))
+            (yield* raw("POST", `${ADMIN}/orders/${won}/resolve`, {
+              bearer: ADMIN_TOKEN,
+              body: { status: "successful" }
+            }))
               .status,
             200
           )
@@ -422,7 +439,12 @@ for (const target of targets) {
             { pending: 1, successful: 1, failed: 1 }
           )
           assert.strictEqual(new Date(thisHour.hour).getUTCMinutes(), 0)
-          assert.deepStrictEqual(stats.sales_by_network, [{ network_id: mtn.id, name: mtn.name, orders: 1, sales: price }])
+          assert.deepStrictEqual(stats.sales_by_network, [{
+            network_id: mtn.id,
+            name: mtn.name,
+            orders: 1,
+            sales: price
+          }])
           assert.deepStrictEqual(stats.pending_age, [
             { label: "<1m", count: 1 },
             { label: "1-5m", count: 0 },
@@ -499,7 +521,9 @@ for (const target of targets) {
             404
           )
           assert.strictEqual(
-            (yield* raw("GET", `${ADMIN}/accounts/${account.id}/webhook/deliveries?state=lost`, { bearer: ADMIN_TOKEN }))
+            (yield* raw("GET", `${ADMIN}/accounts/${account.id}/webhook/deliveries?state=lost`, {
+              bearer: ADMIN_TOKEN
+            }))
               .status,
             422
           )
@@ -519,7 +543,11 @@ for (const target of targets) {
             `${ADMIN}/accounts/${account.id}/webhook/deliveries/evt_nothing/resend`
           )
           assert.strictEqual(missing.status, 404)
-          const other = yield* call(console, "POST", `${ADMIN}/accounts/${quiet.id}/webhook/deliveries/${event!.id}/resend`)
+          const other = yield* call(
+            console,
+            "POST",
+            `${ADMIN}/accounts/${quiet.id}/webhook/deliveries/${event!.id}/resend`
+          )
           assert.strictEqual(other.status, 404, "another account's event")
           const lines = yield* actions(`action=webhook.resend&account_id=${account.id}`)
           assert.lengthOf(lines, 1)
@@ -584,7 +612,11 @@ for (const target of targets) {
             (yield* call(console, "PATCH", `${ADMIN}/bundles/2147483647`, { body: { active: true } })).status,
             404
           )
-          assert.strictEqual((yield* call(console, "PATCH", `${ADMIN}/bundles/${bundle.id}`, { body: { active: false }, csrf: null })).status, 403)
+          assert.strictEqual(
+            (yield* call(console, "PATCH", `${ADMIN}/bundles/${bundle.id}`, { body: { active: false }, csrf: null }))
+              .status,
+            403
+          )
           assert.lengthOf(yield* actions(`action=bundle.update&target_id=${bundle.id}`), before)
           const still = (yield* call(console, "GET", `${ADMIN}/networks`)).json.networks
             .find((n: any) => n.id === network.id).bundles.find((b: any) => b.id === bundle.id)
@@ -615,7 +647,10 @@ for (const target of targets) {
 
       it.effect("searches accounts by name, email, phone or id", () =>
         Effect.gen(function*() {
-          const named = yield* raw("POST", `${ADMIN}/accounts`, { bearer: ADMIN_TOKEN, body: { name: "Zebra Data Hub" } })
+          const named = yield* raw("POST", `${ADMIN}/accounts`, {
+            bearer: ADMIN_TOKEN,
+            body: { name: "Zebra Data Hub" }
+          })
           const id = named.json.id
           const search = (q: string) =>
             Effect.map(

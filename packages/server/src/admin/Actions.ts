@@ -36,7 +36,10 @@ export const actions = Command.make("actions", {
     Options.withDescription("Only changes to this one (an account id, order number, payment number...)"),
     Options.optional
   ),
-  account: Options.integer("account").pipe(Options.withDescription("Only changes concerning this account"), Options.optional),
+  account: Options.integer("account").pipe(
+    Options.withDescription("Only changes concerning this account"),
+    Options.optional
+  ),
   ...actionsListing.options
 }, (options) =>
   execute(

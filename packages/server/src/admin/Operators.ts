@@ -70,9 +70,7 @@ const operatorsDisable = Command.make("disable", {
   ...shared,
   id: Args.integer({ name: "ID" }).pipe(
     Args.withDescription("The operator's id"),
-    Args.mapEffect((n) =>
-      Either.mapLeft(decodeWith(Operator.OperatorId)(n), (message) => usage(`ID ${message}`).error)
-    )
+    Args.mapEffect((n) => Either.mapLeft(decodeWith(Operator.OperatorId)(n), (message) => usage(`ID ${message}`).error))
   )
 }, (options) =>
   execute(
