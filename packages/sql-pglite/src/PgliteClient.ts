@@ -364,19 +364,24 @@ export const make = (
         pglite.runExclusive(async () => {
           if (pglite.closed) throw new Error("PGlite is closed")
           const messages = await pglite.execProtocolStream(message, { syncToFs: false, throwOnError: false })
+          const inTransaction = pglite.isInTransaction()
           // Outside a transaction a statement is done: let a file system that buffers write it out.
-          if (!pglite.isInTransaction()) await pglite.syncToFs()
-          return messages
+          if (!inTransaction) await pglite.syncToFs()
+          return { messages, inTransaction }
         })
       )
 
     const simple = async (sql: string, rowMode: RowMode) => {
-      const messages = await send(concat([PgProtocol.serialize.query(sql), PgProtocol.serialize.sync()]))
+      const { messages } = await send(concat([PgProtocol.serialize.query(sql), PgProtocol.serialize.sync()]))
       throwError(messages, sql, [])
       return PgParse.parseResults(messages, allParsers, { rowMode })
     }
 
-    const extended = async (sql: string, values: Array<string | null>, rowMode: RowMode) => {
+    const extended = async (
+      sql: string,
+      values: Array<string | null>,
+      rowMode: RowMode
+    ): Promise<ReadonlyArray<Results>> => {
       const prepared = statements.get(sql)
       const name = prepared ?? statements.nextName()
       const parts = statements.takeClosing().map((closing) => PgProtocol.serialize.close({ type: "S", name: closing }))
@@ -387,12 +392,17 @@ export const make = (
         PgProtocol.serialize.execute({}),
         PgProtocol.serialize.sync()
       )
-      const messages = await send(concat(parts))
+      const { inTransaction, messages } = await send(concat(parts))
       if (prepared === undefined && messages.some((m) => m.name === "parseComplete")) statements.add(sql, name)
       const error = messages.find(isError)
       // A statement whose result changed shape (DDL since it was prepared) or that is gone
-      // (`DEALLOCATE`, `DISCARD`) is prepared afresh next time.
-      if (error !== undefined && (error.code === "0A000" || error.code === "26000")) statements.drop(sql)
+      // (`DEALLOCATE`, `DISCARD`) is prepared afresh: at once outside a transaction, where
+      // nothing ran (as `@effect/sql-pg`'s driver does); inside one, which the error
+      // aborted, for the next statement.
+      if (error !== undefined && prepared !== undefined && (error.code === "0A000" || error.code === "26000")) {
+        statements.drop(sql)
+        if (!inTransaction) return extended(sql, values, rowMode)
+      }
       throwError(messages, sql, values)
       return PgParse.parseResults(messages, allParsers, { rowMode })
     }
