@@ -51,8 +51,12 @@ describe(`the binary on ${targets[0]!.name}`, () => {
       assert.isFalse(fs.existsSync(cache))
       const program = yield* Effect.promise(() =>
         new Promise<string>((resolve, reject) =>
-          execFile(process.execPath, [PROGRAM, "--version"], { env: { PATH: process.env.PATH ?? "" } }, (error, stdout) =>
-            error === null ? resolve(stdout) : reject(error))
+          execFile(
+            process.execPath,
+            [PROGRAM, "--version"],
+            { env: { PATH: process.env.PATH ?? "" } },
+            (error, stdout) => error === null ? resolve(stdout) : reject(error)
+          )
         )
       )
       assert.strictEqual(version.stdout, program)
