@@ -43,7 +43,7 @@ import {
 import { Delivery, DeliveryNotFound, ListDeliveriesParams } from "./DeliveryLog.js"
 import { BodyLimit, CarriesSecret } from "./EndpointPolicy.js"
 import { IdempotencyHeaders } from "./Idempotency.js"
-import { IntegerText } from "./Identifier.js"
+import { integerParam, IntegerText } from "./Identifier.js"
 import { AuditReport, LedgerEntry } from "./Ledger.js"
 import { ListMailParams, OutboxMail } from "./Mail.js"
 import { NetworkId, NetworkNotFound } from "./Network.js"
@@ -240,7 +240,14 @@ export class OrdersAdminGroup extends HttpApiGroup.make("ordersAdmin")
         phone_number: Schema.optional(PhoneNumber).annotations({
           description: "Only orders for this number (either form: 024..., 23324...)"
         }),
-        reference: Schema.optional(Reference).annotations({ description: "Only the order with this reference" })
+        reference: Schema.optional(Reference).annotations({ description: "Only the order with this reference" }),
+        older_than: Schema.optional(integerParam(1, 525_600)).annotations({
+          description: "Only orders placed more than this many minutes ago (stuck pending orders)"
+        }),
+        sort: Schema.optional(
+          Schema.Literal("newest", "oldest").annotations({ message: () => "must be newest or oldest" })
+        )
+          .annotations({ description: "newest first (default), or oldest first: the pending queue's order" })
       }))
       .addSuccess(AdminOrdersPage)
   )

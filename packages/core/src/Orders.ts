@@ -382,12 +382,12 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
       return toOrder(row)
     })
 
-    const listWhere = (where: ReturnType<typeof sql.and>, page: Page.Page) =>
+    const listWhere = (where: ReturnType<typeof sql.and>, page: Page.Page, oldestFirst = false) =>
       Effect.gen(function*() {
         const [count] = yield* sql<{ total: string }>`SELECT count(*) AS total FROM orders o WHERE ${where}`
         const rows = yield* sql<OrderRow>`
           SELECT ${sql.literal(ORDER_COLUMNS)} FROM orders o WHERE ${where}
-          ORDER BY o.created_at DESC, o.id DESC
+          ORDER BY ${oldestFirst ? sql`o.created_at, o.id` : sql`o.created_at DESC, o.id DESC`}
           LIMIT ${page.perPage} OFFSET ${page.offset}
         `
         return { rows, pagination: Page.pagination(page, Number(count!.total)) }
@@ -423,16 +423,25 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
         readonly account_id?: number | undefined
         readonly phone_number?: string | undefined
         readonly reference?: string | undefined
+        readonly older_than?: number | undefined
+        readonly sort?: "newest" | "oldest" | undefined
       }
     ) {
       const conditions = [sql`true`]
+      if (query.older_than !== undefined) {
+        conditions.push(sql`o.created_at < now() - make_interval(mins => ${query.older_than})`)
+      }
       if (query.status !== undefined) conditions.push(sql`o.status = ${query.status}`)
       if (query.account_id !== undefined) conditions.push(sql`o.account_id = ${query.account_id}`)
       if (query.reference !== undefined) conditions.push(sql`o.reference = ${query.reference}`)
       if (query.phone_number !== undefined) {
         conditions.push(sql`o.phone_national = ${Phone.nationalDigits(query.phone_number)}`)
       }
-      const result = yield* listWhere(sql.and(conditions), Page.resolve(query, PageContract.ADMIN_DEFAULT_PER_PAGE))
+      const result = yield* listWhere(
+        sql.and(conditions),
+        Page.resolve(query, PageContract.ADMIN_DEFAULT_PER_PAGE),
+        query.sort === "oldest"
+      )
       return { orders: result.rows.map(toAdminOrder), pagination: result.pagination }
     })
 

@@ -39,6 +39,7 @@ export const examples: Examples = {
   "admin audit": ["bundles-server admin audit --json"],
   "admin orders list": [
     "bundles-server admin orders list --status pending",
+    "bundles-server admin orders list --status pending --older-than 30 --oldest-first",
     "bundles-server admin orders list --phone 0241234567",
     "bundles-server admin orders list --reference INV-1042 --account 1"
   ],

@@ -561,6 +561,11 @@ for (const target of targets) {
           )
           assert.include(text.stdout, "admin token")
           assert.include(text.stdout, "operator.create")
+          const queue = succeeded(
+            yield* admin("orders", "list", "--status", "pending", "--older-than", "30", "--oldest-first", "--json")
+          )
+          assert.isArray(JSON.parse(queue.stdout).orders)
+          failedWith(yield* admin("orders", "list", "--older-than", "0"), "must be an integer from 1 to 525600")
           usageError(yield* admin("actions", "--action", "wallet.steal"), "operator.disable")
           usageError(yield* admin("operators", "create", "--email", "not-an-email", "--name", "x"), "--email")
           usageError(yield* admin("operators", "disable", "0"), "ID")

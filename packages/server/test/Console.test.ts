@@ -417,6 +417,18 @@ for (const target of targets) {
           yield* sql`UPDATE orders SET created_at = now() - interval '3 days' WHERE order_number = ${old}`
           assert.isDefined(networks)
 
+          // The pending queue: oldest first, and only those stuck longer than an hour.
+          const queue = (query: string) =>
+            Effect.map(raw("GET", `${ADMIN}/orders?status=pending&${query}`, { bearer: ADMIN_TOKEN }), (r) => {
+              assert.strictEqual(r.status, 200, r.text)
+              return r.json.orders.map((o: any) => o.order_number) as Array<string>
+            })
+          assert.strictEqual((yield* queue("sort=oldest"))[0], old)
+          assert.notStrictEqual((yield* queue("sort=newest"))[0], old)
+          assert.deepStrictEqual(yield* queue("older_than=60"), [old])
+          assert.strictEqual((yield* raw("GET", `${ADMIN}/orders?sort=up`, { bearer: ADMIN_TOKEN })).status, 422)
+          assert.strictEqual((yield* raw("GET", `${ADMIN}/orders?older_than=0`, { bearer: ADMIN_TOKEN })).status, 422)
+
           const response = yield* raw("GET", `${ADMIN}/stats?days=7&hours=6`, { bearer: ADMIN_TOKEN })
           assert.strictEqual(response.status, 200, response.text)
           const stats = response.json

@@ -58,6 +58,13 @@ const ordersList = Command.make("list", {
     Options.withDescription("Only the order with this reference (as the reseller gave it)"),
     Options.optional
   ),
+  olderThan: Options.integer("older-than").pipe(
+    Options.withDescription("Only orders placed more than this many minutes ago"),
+    Options.optional
+  ),
+  oldestFirst: Options.boolean("oldest-first").pipe(
+    Options.withDescription("Oldest first (the pending queue's order) instead of newest first")
+  ),
   ...ordersListing.options
 }, (options) =>
   execute(
@@ -66,7 +73,9 @@ const ordersList = Command.make("list", {
       status: options.status,
       account_id: options.account,
       phone_number: options.phone,
-      reference: options.reference
+      reference: options.reference,
+      older_than: options.olderThan,
+      sort: options.oldestFirst ? Option.some("oldest") : Option.none()
     }).pipe(
       Effect.flatMap((urlParams) => request(options, (client) => client.ordersAdmin.list({ urlParams })))
     ),

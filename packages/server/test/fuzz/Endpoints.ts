@@ -347,7 +347,9 @@ const dataOf = (w: World): Readonly<Record<string, Data>> => {
           odd: fc.bigInt({ min: 2n ** 31n, max: 2n ** 53n - 1n }).map(String)
         },
         { name: "reference", good: goodReference, bad: badReferenceText },
-        { name: "phone_number", good: goodPhone, bad: badPhoneText }
+        { name: "phone_number", good: goodPhone, bad: badPhoneText },
+        { name: "older_than", good: fc.integer({ min: 1, max: 525_600 }).map(String), bad: badIntText(1, 525_600) },
+        enumParam("sort", ["newest", "oldest"])
       ]
     },
     [`GET ${ADMIN}/orders/:order_number`]: {
