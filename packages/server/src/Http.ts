@@ -35,6 +35,7 @@ import * as ResellerHandlers from "./ResellerHandlers.js"
 import * as Routes from "./Routes.js"
 import { ServerApi } from "./ServerApi.js"
 import * as ServerConfig from "./ServerConfig.js"
+import * as Smtp from "./Smtp.js"
 import * as StaticFiles from "./StaticFiles.js"
 import * as Upstream from "./Upstream.js"
 import * as UpstreamConfig from "./UpstreamConfig.js"
@@ -73,21 +74,26 @@ export const DomainLive = Layer.mergeAll(
   ))),
   Layer.provideMerge(FulfillmentLive),
   Layer.provide(PaymentProvider.PaymentProvider.Simulator),
-  Layer.provide(Mailer.MailTransport.Outbox)
+  Layer.provide(Smtp.layer)
 )
 
-/** The database-driven workers: pending orders and webhook deliveries (on their own transport, timed). */
+/**
+ * The database-driven workers: pending orders, payments, queued email and webhook deliveries
+ * (on their own transport, timed).
+ */
 export const WorkersLive = Layer.scoped(
   Health.Workers,
   Effect.gen(function*() {
     const orders = yield* Orders.Orders
     const delivery = yield* Webhooks.WebhookDelivery
     const payments = yield* Payments.Payments
+    const mailer = yield* Mailer.Mailer
     // (The upstream balance watch ends at once when no upstream has a threshold: not watched.)
     yield* Effect.forkScoped(Upstream.balanceWatch)
     return Health.watch([
       { name: "fulfilment", fiber: yield* Effect.forkScoped(orders.runFulfilment) },
       { name: "payments", fiber: yield* Effect.forkScoped(payments.runCollection) },
+      { name: "mail", fiber: yield* Effect.forkScoped(mailer.runSender) },
       { name: "webhooks", fiber: yield* Effect.forkScoped(delivery.run) }
     ])
   })
