@@ -130,7 +130,8 @@ export class Mailer extends Effect.Service<Mailer>()("core/Mailer", {
       else yield* transport.deliver(message).pipe(Effect.ignore)
     })
 
-    const where = (to: string | undefined) => to === undefined ? sql`true` : sql`to_address = ${to.trim().toLowerCase()}`
+    const where = (to: string | undefined) =>
+      to === undefined ? sql`true` : sql`to_address = ${to.trim().toLowerCase()}`
 
     /** The outbox, newest first, optionally for one address. */
     const list = Effect.fn("Mailer.list")(function*(query: Page.PageQuery & { readonly to?: string | undefined }) {
@@ -169,44 +170,56 @@ export class Mailer extends Effect.Service<Mailer>()("core/Mailer", {
       RETURNING ${sql.literal(COLUMNS)}
     `
 
-    /** One attempt at a claimed row; records the outcome. */
+    /**
+     * One attempt at a claimed row; records the outcome. Interrupted (the server stops) while
+     * the mail server has it, the row is due again at once rather than at the end of its lease:
+     * whether that message went through cannot be known, and a duplicate beats a lost link.
+     */
     const attempt = (row: MailRow) =>
-      Effect.gen(function*() {
-        const outcome = yield* transport.deliver({
-          to: row.to_address,
-          kind: row.kind,
-          subject: row.subject,
-          body: row.body,
-          link: row.link
-        }).pipe(
-          Effect.timeoutFail({
-            duration: ATTEMPT_TIMEOUT,
-            onTimeout: () => new MailDeliveryError({ message: "the mail server did not answer in time" })
-          }),
-          Effect.either
-        )
-        if (outcome._tag === "Right") {
-          yield* sql`
+      Effect.uninterruptibleMask((restore) =>
+        Effect.gen(function*() {
+          // Only the conversation with the mail server may be interrupted, never the record of its answer.
+          const outcome = yield* restore(transport.deliver({
+            to: row.to_address,
+            kind: row.kind,
+            subject: row.subject,
+            body: row.body,
+            link: row.link
+          })).pipe(
+            Effect.timeoutFail({
+              duration: ATTEMPT_TIMEOUT,
+              onTimeout: () => new MailDeliveryError({ message: "the mail server did not answer in time" })
+            }),
+            Effect.either,
+            Effect.onInterrupt(() =>
+              sql`UPDATE mail_outbox SET next_attempt_at = now() WHERE id = ${row.id} AND sent_at IS NULL`.pipe(
+                Effect.ignore
+              )
+            )
+          )
+          if (outcome._tag === "Right") {
+            yield* sql`
             UPDATE mail_outbox SET sent_at = now(), attempts = attempts + 1, next_attempt_at = NULL, last_error = NULL
             WHERE id = ${row.id}
           `
-          return
-        }
-        const attempts = row.attempts + 1
-        const error = outcome.left.message.slice(0, 500)
-        if (attempts >= MAX_ATTEMPTS) {
-          yield* Effect.logWarning(`email ${row.id} to ${row.to_address} failed for good: ${error}`)
-        }
-        yield* sql`
+            return
+          }
+          const attempts = row.attempts + 1
+          const error = outcome.left.message.slice(0, 500)
+          if (attempts >= MAX_ATTEMPTS) {
+            yield* Effect.logWarning(`email ${row.id} to ${row.to_address} failed for good: ${error}`)
+          }
+          yield* sql`
           UPDATE mail_outbox SET attempts = ${attempts}, last_error = ${error},
             next_attempt_at = ${
-          attempts >= MAX_ATTEMPTS
-            ? null
-            : sql`now() + make_interval(secs => ${Duration.toSeconds(retryDelay(settings.mailRetry, attempts))})`
-        }
+            attempts >= MAX_ATTEMPTS
+              ? null
+              : sql`now() + make_interval(secs => ${Duration.toSeconds(retryDelay(settings.mailRetry, attempts))})`
+          }
           WHERE id = ${row.id}
         `
-      })
+        })
+      )
 
     /** Sends every queued email that is due; returns how many were attempted. */
     const processDue = Effect.gen(function*() {
