@@ -50,3 +50,17 @@ export const ListMailParams = Schema.Struct({
   per_page: Schema.optional(integerParam(1, 100)),
   to: Schema.optional(Schema.String.pipe(Schema.maxLength(254)))
 }).annotations({ parseOptions: { errors: "all" } })
+
+/** An email as the demo mailbox shows it. */
+export const DemoMail = Schema.Struct({
+  kind: MailKind,
+  subject: Schema.String,
+  body: Schema.String,
+  link: Schema.NullOr(Schema.String).annotations({ description: "The link the email carries, if any" }),
+  created_at: Schema.Date
+}).annotations({ identifier: "DemoMail" })
+
+/** Query parameters of GET /dashboard/v1/demo/mailbox. */
+export const DemoMailboxParams = Schema.Struct({
+  email: Schema.String.pipe(Schema.minLength(3), Schema.maxLength(254))
+}).annotations({ parseOptions: { errors: "all" } })

@@ -4,9 +4,9 @@
  * `CurrentSession` the middleware provides.
  */
 import { ApiError, DashboardApi, Idempotency as IdempotencyContract, Session } from "@databundle/contract"
-import { Catalog, Dashboard, Orders, Payments, Sessions, Users } from "@databundle/core"
+import { Catalog, Dashboard, Mailer, Orders, Payments, Sessions, Users } from "@databundle/core"
 import { HttpApiBuilder, HttpApp, HttpServerResponse } from "@effect/platform"
-import { Effect, FiberRef, Layer } from "effect"
+import { Duration, Effect, FiberRef, Layer } from "effect"
 import * as RequestContext from "./RequestContext.js"
 import { ServerApi } from "./ServerApi.js"
 import * as ServerConfig from "./ServerConfig.js"
@@ -273,9 +273,33 @@ export const WebhooksLive = HttpApiBuilder.group(ServerApi, "dashboardWebhooks",
         ))
   }))
 
+/** How far back, and how many, emails the demo mailbox shows. */
+const DEMO_MAILBOX = { within: Duration.hours(1), limit: 10 } as const
+
+/** The demo mailbox: on under `serve --demo` on loopback without SMTP, an unknown path otherwise. */
+export const DemoLive = HttpApiBuilder.group(ServerApi, "dashboardDemo", (handlers) =>
+  Effect.gen(function*() {
+    const mailer = yield* Mailer.Mailer
+    const enabled = yield* Effect.orDie(ServerConfig.demoMailbox)
+    return handlers.handle("mailbox", ({ urlParams }) =>
+      enabled
+        ? Effect.map(mailer.recent(urlParams.email, DEMO_MAILBOX.within, DEMO_MAILBOX.limit), (emails) =>
+          ok({
+            emails: emails.map(({ body, created_at, kind, link, subject }) => ({
+              kind,
+              subject,
+              body,
+              link,
+              created_at
+            }))
+          }))
+        : new ApiError.NotFound({ message: `No route for GET ${DashboardApi.DASHBOARD_PREFIX}/demo/mailbox` }))
+  }))
+
 /** Every handler of the dashboard API. */
 export const layer = Layer.mergeAll(
   AccessLive,
+  DemoLive,
   SessionLive,
   HomeLive,
   CatalogLive,

@@ -242,8 +242,10 @@ const demoDefaults = (demo: boolean) =>
           ConfigProvider.fromMap(
             new Map([
               ["BUNDLES_WEBHOOK_ALLOW_PRIVATE", "1"],
-              // Dashboard email (verification and reset links) goes to the log too, for development.
-              ["BUNDLES_MAIL_LOG", "1"]
+              // Dashboard email (verification and reset links) goes to the log too, for development,
+              // and the dashboard shows it in its demo mailbox (on loopback, without SMTP).
+              ["BUNDLES_MAIL_LOG", "1"],
+              ["BUNDLES_DEMO_MAILBOX", "1"]
             ])
           )
         )

@@ -97,3 +97,18 @@ export const smtpUrl: Config.Config<Option.Option<Redacted.Redacted>> = Config.o
 export const mailFrom = Config.option(Config.string("BUNDLES_MAIL_FROM")).pipe(
   Config.map(Option.filter((from) => from.trim().length > 0))
 )
+
+/**
+ * Whether the dashboard offers the demo mailbox (`GET /dashboard/v1/demo/mailbox`): asked for by
+ * `BUNDLES_DEMO_MAILBOX` (which `serve --demo` sets), and only while the server listens on a
+ * loopback address, its public URL (if any) is one too, and no SMTP server is configured. Then
+ * only someone on this machine can read it, and nobody gets real email it would duplicate.
+ */
+export const demoMailbox = Effect.gen(function*() {
+  const wanted = yield* Config.boolean("BUNDLES_DEMO_MAILBOX").pipe(Config.withDefault(false))
+  if (!wanted) return false
+  const serve = yield* serveConfig
+  const { publicUrl } = yield* dashboard
+  const hostname = URL.canParse(publicUrl) ? new URL(publicUrl).hostname : ""
+  return LOOPBACK.test(serve.host) && LOOPBACK.test(hostname) && Option.isNone(yield* smtpUrl)
+})

@@ -258,3 +258,67 @@ for (const target of targets) {
     )
   })
 }
+
+const mailbox = (email: string) => raw("GET", `${PREFIX}/demo/mailbox?email=${encodeURIComponent(email)}`)
+
+for (const target of targets) {
+  describe(`the demo mailbox on ${target.name}`, () => {
+    it.scopedLive(
+      "under --demo on loopback without SMTP: shows the email just sent, with its link",
+      () =>
+        Effect.gen(function*() {
+          const server = yield* Layer.build(serverLayer(target, { BUNDLES_DEMO_MAILBOX: "1" }))
+          yield* Effect.gen(function*() {
+            const email = freshEmail()
+            const empty = yield* mailbox(email)
+            assert.strictEqual(empty.status, 200, empty.text)
+            assert.deepStrictEqual(empty.json.emails, [])
+            assert.strictEqual((yield* register(email)).status, 201)
+            const shown = yield* mailbox(email.toUpperCase())
+            assert.strictEqual(shown.status, 200)
+            assert.strictEqual(shown.json.emails.length, 1)
+            const [mail] = shown.json.emails
+            assert.strictEqual(mail.kind, "verify_email")
+            assert.strictEqual(mail.subject, "Verify your email address")
+            assert.include(mail.body, mail.link)
+            assert.strictEqual(shown.headers["cache-control"]?.includes("no-store"), true, "never cached")
+            // The link works.
+            const token = /[?&]token=([A-Za-z0-9_-]+)/.exec(mail.link)![1]!
+            assert.strictEqual((yield* raw("POST", `${PREFIX}/email/verify`, { body: { token } })).status, 200)
+            // Another address sees none of it; a reset email shows up newest first.
+            assert.deepStrictEqual((yield* mailbox(freshEmail())).json.emails, [])
+            assert.strictEqual((yield* raw("POST", `${PREFIX}/password/forgot`, { body: { email } })).status, 200)
+            const after = (yield* mailbox(email)).json.emails
+            assert.deepStrictEqual(after.map((m: { kind: string }) => m.kind), ["reset_password", "verify_email"])
+            // A bad query is a 422 in the envelope.
+            const bad = yield* raw("GET", `${PREFIX}/demo/mailbox`)
+            assert.strictEqual(bad.status, 422)
+            assert.strictEqual(bad.json.success, false)
+          }).pipe(Effect.provide(server))
+        }),
+      { timeout: 60_000 }
+    )
+
+    const off = [
+      ["without --demo", {}],
+      ["bound to every address", { BUNDLES_DEMO_MAILBOX: "1", HOST: "0.0.0.0" }],
+      ["with a public URL", { BUNDLES_DEMO_MAILBOX: "1", BUNDLES_PUBLIC_URL: "https://bundles.example.com" }],
+      ["with SMTP", { BUNDLES_DEMO_MAILBOX: "1", BUNDLES_SMTP_URL: "smtp://127.0.0.1:1", BUNDLES_MAIL_FROM: FROM }]
+    ] as const
+    for (const [when, config] of off) {
+      it.scopedLive(`is a 404 ${when}, as an unknown path`, () =>
+        Effect.gen(function*() {
+          const server = yield* Layer.build(serverLayer(target, config))
+          yield* Effect.gen(function*() {
+            const email = freshEmail()
+            assert.strictEqual((yield* register(email)).status, 201)
+            const response = yield* mailbox(email)
+            assert.strictEqual(response.status, 404, response.text)
+            assert.strictEqual(response.json.success, false)
+            assert.strictEqual(response.json.message, `No route for GET ${PREFIX}/demo/mailbox`)
+            assert.notInclude(response.text, "token")
+          }).pipe(Effect.provide(server))
+        }), { timeout: 60_000 })
+    }
+  })
+}
