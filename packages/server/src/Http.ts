@@ -13,7 +13,6 @@ import {
   Idempotency,
   Mailer,
   Orders,
-  PaymentProvider,
   Payments,
   RateLimiter,
   Sessions,
@@ -30,6 +29,7 @@ import * as DashboardHandlers from "./DashboardHandlers.js"
 import * as Gateway from "./Gateway.js"
 import * as Health from "./Health.js"
 import * as Metrics from "./Metrics.js"
+import * as Paystack from "./Paystack.js"
 import * as RequestLog from "./RequestLog.js"
 import * as ResellerHandlers from "./ResellerHandlers.js"
 import * as Routes from "./Routes.js"
@@ -73,7 +73,7 @@ export const DomainLive = Layer.mergeAll(
     (store) => store === "database" ? RateLimiter.layerSql : RateLimiter.layerMemory
   ))),
   Layer.provideMerge(FulfillmentLive),
-  Layer.provide(PaymentProvider.PaymentProvider.Simulator),
+  Layer.provide(Paystack.layer),
   Layer.provide(Smtp.layer)
 )
 
@@ -147,14 +147,17 @@ export const routes = Routes.make(
     },
     operations(Health.paths.health),
     operations(Health.paths.ready),
-    operations(Health.paths.metrics)
+    operations(Health.paths.metrics),
+    // Signed by the gateway, not by our credentials; no rate limit (the gateway retries on its own schedule).
+    operations(Paystack.CALLBACK_PATH)
   ],
   [
     { method: "GET", path: openApiPaths.reseller, name: "openapi.reseller" },
     { method: "GET", path: openApiPaths.admin, name: "openapi.admin" },
     { method: "GET", path: Health.paths.health, name: "health.alive" },
     { method: "GET", path: Health.paths.ready, name: "health.ready" },
-    { method: "GET", path: Health.paths.metrics, name: "metrics.scrape", authenticated: true }
+    { method: "GET", path: Health.paths.metrics, name: "metrics.scrape", authenticated: true },
+    { method: "POST", path: Paystack.CALLBACK_PATH, name: "callbacks.paystack", payload: true }
   ],
   StaticFiles.make()
 )
@@ -168,7 +171,8 @@ export const ApiLive = Layer.mergeAll(
   ),
   HttpApiBuilder.middleware(ServerApi, Gateway.make(ServerApi, routes)),
   openApiDocuments,
-  Health.routes
+  Health.routes,
+  Paystack.callbackRoute
 )
 
 /** The whole application (APIs, domain, workers and metrics), given a SqlClient. */
