@@ -62,6 +62,12 @@ export const secureCookies = Config.option(Config.boolean("BUNDLES_SECURE_COOKIE
 
 const LOOPBACK = /^(?:localhost|127(?:\.\d{1,3}){3}|\[?::1\]?)$/
 
+/** True for a loopback peer address (`127.x.y.z`, `::1`, `::ffff:127.x.y.z`). */
+export const isLoopbackAddress = (address: string): boolean => {
+  const plain = address.startsWith("::ffff:") ? address.slice(7) : address
+  return plain !== "localhost" && LOOPBACK.test(plain)
+}
+
 /**
  * Where dashboard links point and whether its cookie is `Secure`: the public URL when set,
  * else the listening address; `Secure` unless that is plain HTTP on loopback (development).

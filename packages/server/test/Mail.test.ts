@@ -290,6 +290,14 @@ for (const target of targets) {
             assert.strictEqual((yield* raw("POST", `${PREFIX}/password/forgot`, { body: { email } })).status, 200)
             const after = (yield* mailbox(email)).json.emails
             assert.deepStrictEqual(after.map((m: { kind: string }) => m.kind), ["reset_password", "verify_email"])
+            // Through a proxy (even one on this machine) it does not exist.
+            for (const header of [{ "x-forwarded-for": "203.0.113.9" }, { forwarded: "for=203.0.113.9" }]) {
+              const proxied = yield* raw("GET", `${PREFIX}/demo/mailbox?email=${encodeURIComponent(email)}`, {
+                headers: header
+              })
+              assert.strictEqual(proxied.status, 404, proxied.text)
+              assert.notInclude(proxied.text, "token")
+            }
             // A bad query is a 422 in the envelope.
             const bad = yield* raw("GET", `${PREFIX}/demo/mailbox`)
             assert.strictEqual(bad.status, 422)
