@@ -14,7 +14,7 @@ import { ApiError, Payment } from "@databundle/contract"
 import { PaymentProvider, Payments } from "@databundle/core"
 import { FetchHttpClient, HttpApiBuilder, HttpClient, HttpClientRequest, HttpServerRequest } from "@effect/platform"
 import { HttpServerResponse } from "@effect/platform"
-import { Config, Duration, Effect, Layer, Option, Redacted } from "effect"
+import { Config, ConfigError, Duration, Effect, Either, Layer, Option, Redacted } from "effect"
 import { createHmac, timingSafeEqual } from "node:crypto"
 
 /** Where Paystack's webhooks are received. */
@@ -27,7 +27,16 @@ export const providerKind = Config.literal("simulator", "paystack")("BUNDLES_PAY
 
 /** Paystack's settings: the secret key and the API's base URL (overridable for tests). */
 export const config = Config.all({
-  secretKey: Config.redacted("BUNDLES_PAYSTACK_SECRET_KEY"),
+  secretKey: Config.option(Config.redacted("BUNDLES_PAYSTACK_SECRET_KEY")).pipe(
+    Config.mapOrFail((key) =>
+      Option.isSome(key) && Redacted.value(key.value).trim().length > 0
+        ? Either.right(key.value)
+        : Either.left(ConfigError.MissingData(
+          ["BUNDLES_PAYSTACK_SECRET_KEY"],
+          "BUNDLES_PAYMENTS_PROVIDER=paystack needs your Paystack secret key (sk_live_... or sk_test_...)"
+        ))
+    )
+  ),
   baseUrl: Config.string("BUNDLES_PAYSTACK_BASE_URL").pipe(
     Config.withDefault("https://api.paystack.co"),
     Config.map((url) => url.trim().replace(/\/+$/, ""))

@@ -1,7 +1,7 @@
 /**
  * The server's configuration, read from the environment in this one place.
  */
-import { Config, Effect, Option, Redacted } from "effect"
+import { Config, ConfigError, Effect, Either, Option, Redacted } from "effect"
 import * as path from "node:path"
 import * as ClientAddress from "./ClientAddress.js"
 
@@ -88,16 +88,19 @@ export const dashboard = Effect.gen(function*() {
  * or `smtps://...:465`); none keeps email in the outbox only.
  */
 export const smtpUrl: Config.Config<Option.Option<Redacted.Redacted>> = Config.option(
-  Config.redacted("BUNDLES_SMTP_URL").pipe(
-    Config.validate({
-      message: "must be an smtp:// or smtps:// URL, e.g. smtp://user:password@mail.example.com:587",
-      validation: (url) => {
-        const text = Redacted.value(url).trim()
-        return text === "" || (URL.canParse(text) && /^smtps?:$/.test(new URL(text).protocol))
-      }
-    })
-  )
-).pipe(Config.map(Option.filter((url) => Redacted.value(url).trim().length > 0)))
+  Config.redacted("BUNDLES_SMTP_URL")
+).pipe(
+  Config.map(Option.filter((url) => Redacted.value(url).trim().length > 0)),
+  Config.mapOrFail((option) => {
+    const text = Option.match(option, { onNone: () => "", onSome: (url) => Redacted.value(url).trim() })
+    return text === "" || (URL.canParse(text) && /^smtps?:$/.test(new URL(text).protocol))
+      ? Either.right(option)
+      : Either.left(ConfigError.InvalidData(
+        ["BUNDLES_SMTP_URL"],
+        "must be an smtp:// or smtps:// URL, e.g. smtp://user:password@mail.example.com:587"
+      ))
+  })
+)
 
 /** The sender of dashboard email (`BUNDLES_MAIL_FROM`, e.g. `Data Bundles <no-reply@example.com>`). */
 export const mailFrom = Config.option(Config.string("BUNDLES_MAIL_FROM")).pipe(
