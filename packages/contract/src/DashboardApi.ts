@@ -29,6 +29,7 @@ import { Delivery, DeliveryNotFound, ListDeliveriesParams, TestEventPayload } fr
 import { CarriesSecret, RateLimitScopes } from "./EndpointPolicy.js"
 import { IdempotencyKey } from "./Idempotency.js"
 import { IntegerText } from "./Identifier.js"
+import { DemoMail, DemoMailboxParams } from "./Mail.js"
 import { Cedis } from "./Money.js"
 import { Network, NetworkId, NetworkNotFound } from "./Network.js"
 import { ListOrdersParams, Order, OrderNotFound, Pagination, PlaceOrderPayload, Reference } from "./Order.js"
@@ -190,6 +191,9 @@ export const DeliveriesPage = Schema.Struct({
 /** 200 of a delivery: GET /webhook/deliveries/{event_id}, POST .../resend, POST /webhook/test. */
 export const DeliveryResponse = Schema.Struct({ success: Succeeded, delivery: Delivery })
 
+/** 200 of GET /demo/mailbox: the newest emails to the address, newest first. */
+export const DemoMailboxResponse = Schema.Struct({ success: Succeeded, emails: Schema.Array(DemoMail) })
+
 /** Registration, email verification, sign-in and password reset: the anonymous forms. */
 export class AccessGroup extends HttpApiGroup.make("dashboardAccess")
   .add(
@@ -236,6 +240,25 @@ export class AccessGroup extends HttpApiGroup.make("dashboardAccess")
       .annotate(OpenApi.Summary, "Set a new password with the token of the emailed link; ends every session")
   )
   .annotate(RateLimitScopes, ["dashboard", "access"])
+{}
+
+/**
+ * The demo mailbox: with `serve --demo` on a loopback address and no SMTP server, the email the
+ * server just sent to an address (its verification or reset link), so a newcomer needs no
+ * terminal. Anywhere else it does not exist: a 404, as an unknown path.
+ */
+export class DemoGroup extends HttpApiGroup.make("dashboardDemo")
+  .add(
+    HttpApiEndpoint.get("mailbox", "/demo/mailbox")
+      .setUrlParams(DemoMailboxParams)
+      .addSuccess(DemoMailboxResponse)
+      .annotate(CarriesSecret, true)
+      .annotate(
+        OpenApi.Description,
+        "Only under `serve --demo` bound to loopback without SMTP (404 otherwise): the emails sent to the address " +
+          "in the last hour, newest first, with their links."
+      )
+  )
 {}
 
 /** The signed-in session: who, sign out, change the password. */
@@ -425,6 +448,7 @@ export class DashboardApi extends HttpApi.make("dashboard")
   .add(PaymentsGroup)
   .add(KeysGroup)
   .add(WebhooksGroup)
+  .add(DemoGroup)
   .addError(BadRequest)
   .addError(Unauthorized)
   .addError(Forbidden)

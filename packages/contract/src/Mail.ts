@@ -14,6 +14,17 @@ export const MailKind = Schema.Literal("verify_email", "reset_password", "alread
 /** The type of `MailKind`. */
 export type MailKind = typeof MailKind.Type
 
+/**
+ * Where an email is: `queued` waits for the sender (again, after a failed attempt, when
+ * `last_error` is set), `sent` was accepted by the SMTP server, `failed` gave up after the
+ * last attempt, and `kept` was never sent because no SMTP server is configured (the outbox,
+ * and the log in demo mode, are its only delivery).
+ */
+export const MailStatus = Schema.Literal("queued", "sent", "failed", "kept")
+
+/** The type of `MailStatus`. */
+export type MailStatus = typeof MailStatus.Type
+
 /** An email as the outbox holds it. */
 export const OutboxMail = Schema.Struct({
   id: Schema.Int,
@@ -22,6 +33,11 @@ export const OutboxMail = Schema.Struct({
   subject: Schema.String,
   body: Schema.String,
   link: Schema.NullOr(Schema.String).annotations({ description: "The link the email carries, if any" }),
+  status: MailStatus,
+  attempts: Schema.Int.annotations({ description: "How many times the sender tried to deliver it" }),
+  last_error: Schema.NullOr(Schema.String).annotations({ description: "Why the last attempt failed, if it did" }),
+  next_attempt_at: Schema.NullOr(Schema.Date).annotations({ description: "When a queued email is tried next" }),
+  sent_at: Schema.NullOr(Schema.Date),
   created_at: Schema.Date
 }).annotations({ identifier: "OutboxMail" })
 
@@ -33,4 +49,18 @@ export const ListMailParams = Schema.Struct({
   page: Schema.optional(integerParam(1, 1_000_000)),
   per_page: Schema.optional(integerParam(1, 100)),
   to: Schema.optional(Schema.String.pipe(Schema.maxLength(254)))
+}).annotations({ parseOptions: { errors: "all" } })
+
+/** An email as the demo mailbox shows it. */
+export const DemoMail = Schema.Struct({
+  kind: MailKind,
+  subject: Schema.String,
+  body: Schema.String,
+  link: Schema.NullOr(Schema.String).annotations({ description: "The link the email carries, if any" }),
+  created_at: Schema.Date
+}).annotations({ identifier: "DemoMail" })
+
+/** Query parameters of GET /dashboard/v1/demo/mailbox. */
+export const DemoMailboxParams = Schema.Struct({
+  email: Schema.String.pipe(Schema.minLength(3), Schema.maxLength(254))
 }).annotations({ parseOptions: { errors: "all" } })

@@ -386,6 +386,15 @@ const console = [
     WHERE last_attempt_at IS NOT NULL`
 ]
 
+// Email becomes a queue: a message is written unsent in the caller's transaction and a sender
+// delivers it after commit, with retries. Rows from before were delivered at once (sent_at set).
+const mailQueue = [
+  `ALTER TABLE mail_outbox ADD COLUMN attempts integer NOT NULL DEFAULT 0`,
+  `ALTER TABLE mail_outbox ADD COLUMN next_attempt_at timestamptz(3)`,
+  `ALTER TABLE mail_outbox ADD COLUMN last_error text`,
+  `CREATE INDEX mail_outbox_due ON mail_outbox (next_attempt_at) WHERE sent_at IS NULL AND next_attempt_at IS NOT NULL`
+]
+
 const statements = (list: ReadonlyArray<string>) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) => Effect.forEach(list, (text) => sql.unsafe(text), { discard: true }))
 
@@ -398,7 +407,8 @@ export const migrations = {
   "0005_event_feed": statements(eventFeed),
   "0006_upstreams": statements(upstreams),
   "0008_dashboard": statements(dashboard),
-  "0010_console": statements(console)
+  "0010_console": statements(console),
+  "0011_mail_queue": statements(mailQueue)
 }
 
 /** The table recording which migrations a database has. */

@@ -19,6 +19,8 @@ export interface CollectionRequest {
   readonly amount: bigint
   readonly payerNumber: string
   readonly createdAt: Date
+  /** The account holder's email address (gateways ask for the customer's), when the account has a user. */
+  readonly email: string | null
 }
 
 /** What a provider says about a payment. */

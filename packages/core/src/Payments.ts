@@ -143,12 +143,16 @@ export class Payments extends Effect.Service<Payments>()("core/Payments", {
     /** Asks the provider about a mobile money payment and records the answer. */
     const collect = (row: PaymentRow) =>
       Effect.gen(function*() {
+        const [user] = yield* orDie(
+          sql<{ email: string }>`SELECT email FROM users WHERE account_id = ${row.account_id}`
+        )
         const outcome: CollectionOutcome = yield* provider.collect({
           paymentNumber: row.payment_number,
           method: row.method,
           amount: int8(row.amount),
           payerNumber: row.payer_number ?? "",
-          createdAt: row.created_at
+          createdAt: row.created_at,
+          email: user?.email ?? null
         }).pipe(
           Effect.timeoutFail({ duration: PROVIDER_TIMEOUT, onTimeout: () => new Error("payment provider timed out") }),
           Effect.catchAllCause((cause) =>
@@ -354,6 +358,21 @@ export class Payments extends Effect.Service<Payments>()("core/Payments", {
       Effect.repeat(Schedule.spaced(settings.pollInterval))
     )
 
+    /**
+     * A gateway's callback said something about a payment: asks the provider for its state
+     * now (a callback is a hint, the provider's answer is the truth) and records it. The
+     * same callback twice, or one racing the worker, settles once: `settle` matches only a
+     * pending row. Unknown numbers and settled payments are left alone; returns the payment.
+     */
+    const refresh = Effect.fn("Payments.refresh")(function*(paymentNumber: string) {
+      const [row] = !isPaymentNumber(paymentNumber) ? [] : yield* orDie(sql<PaymentRow>`
+        SELECT ${sql.literal(COLUMNS)} FROM payments p WHERE p.payment_number = ${paymentNumber}
+      `)
+      if (row === undefined) return Option.none<Payment.AdminPayment>()
+      if (row.status === "pending" && isMobileMoney(row.method)) yield* Effect.uninterruptible(collect(row))
+      return Option.some(toAdmin(yield* byId(row.id)))
+    })
+
     /** Counts for the home page. */
     const pendingCount = (accountId: number) =>
       orDie(sql<{ n: string }>`
@@ -368,6 +387,7 @@ export class Payments extends Effect.Service<Payments>()("core/Payments", {
       adminList,
       adminGet,
       decide,
+      refresh,
       processDue,
       runCollection,
       pendingCount

@@ -98,7 +98,9 @@ export class Settings extends Effect.Service<Settings>()("core/Settings", {
       /** The longest a catalogue read is reused: bounds how late a catalogue import shows. */
       catalogCacheTtl: yield* seconds("BUNDLES_CATALOG_CACHE_SECONDS", 5),
       /** How often the background workers look for due work (pending orders, webhook deliveries). */
-      pollInterval: yield* seconds("BUNDLES_POLL_SECONDS", 1)
+      pollInterval: yield* seconds("BUNDLES_POLL_SECONDS", 1),
+      /** The first retry delay of an email the mail server did not take; it doubles each attempt. */
+      mailRetry: yield* seconds("BUNDLES_MAIL_RETRY_SECONDS", 30)
     }
   })
 }) {}

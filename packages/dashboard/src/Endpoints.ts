@@ -95,6 +95,9 @@ export const api = {
   deliveries: endpoint<{ readonly query: Record<string, string | number | undefined> }, Wire<typeof D.DeliveriesPage>>(
     "dashboardWebhooks.deliveries"
   ),
+  demoMailbox: endpoint<{ readonly query: { readonly email: string } }, Wire<typeof D.DemoMailboxResponse>>(
+    "dashboardDemo.mailbox"
+  ),
   resend: endpoint<{ readonly path: { readonly event_id: string } }, Wire<typeof D.DeliveryResponse>>(
     "dashboardWebhooks.resend"
   )

@@ -4,9 +4,9 @@
  * `CurrentSession` the middleware provides.
  */
 import { ApiError, DashboardApi, Idempotency as IdempotencyContract, Session } from "@databundle/contract"
-import { Catalog, Dashboard, Orders, Payments, Sessions, Users } from "@databundle/core"
-import { HttpApiBuilder, HttpApp, HttpServerResponse } from "@effect/platform"
-import { Effect, FiberRef, Layer } from "effect"
+import { Catalog, Dashboard, Mailer, Orders, Payments, Sessions, Users } from "@databundle/core"
+import { HttpApiBuilder, HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Duration, Effect, FiberRef, Layer } from "effect"
 import * as RequestContext from "./RequestContext.js"
 import { ServerApi } from "./ServerApi.js"
 import * as ServerConfig from "./ServerConfig.js"
@@ -273,9 +273,38 @@ export const WebhooksLive = HttpApiBuilder.group(ServerApi, "dashboardWebhooks",
         ))
   }))
 
+/** How far back, and how many, emails the demo mailbox shows. */
+const DEMO_MAILBOX = { within: Duration.hours(1), limit: 10 } as const
+
+/**
+ * The demo mailbox: on under `serve --demo` on loopback without SMTP, for a browser on this
+ * machine that came through no proxy (not even one on loopback); an unknown path otherwise.
+ */
+export const DemoLive = HttpApiBuilder.group(ServerApi, "dashboardDemo", (handlers) =>
+  Effect.gen(function*() {
+    const mailer = yield* Mailer.Mailer
+    const enabled = yield* Effect.orDie(ServerConfig.demoMailbox)
+    const path = `${DashboardApi.DASHBOARD_PREFIX}/demo/mailbox`
+    const local = Effect.gen(function*() {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const info = yield* FiberRef.get(RequestContext.current)
+      const proxied = request.headers["x-forwarded-for"] !== undefined || request.headers.forwarded !== undefined
+      return !proxied && ServerConfig.isLoopbackAddress(info.address ?? "")
+    })
+    return handlers.handle("mailbox", ({ urlParams }) =>
+      Effect.gen(function*() {
+        if (!enabled || !(yield* local)) return yield* new ApiError.NotFound({ message: `No route for GET ${path}` })
+        const emails = yield* mailer.recent(urlParams.email, DEMO_MAILBOX.within, DEMO_MAILBOX.limit)
+        return ok({
+          emails: emails.map(({ body, created_at, kind, link, subject }) => ({ kind, subject, body, link, created_at }))
+        })
+      }))
+  }))
+
 /** Every handler of the dashboard API. */
 export const layer = Layer.mergeAll(
   AccessLive,
+  DemoLive,
   SessionLive,
   HomeLive,
   CatalogLive,

@@ -15,7 +15,6 @@ import {
   OperatorActions,
   Operators,
   Orders,
-  PaymentProvider,
   Payments,
   RateLimiter,
   Sessions,
@@ -34,11 +33,13 @@ import * as DashboardHandlers from "./DashboardHandlers.js"
 import * as Gateway from "./Gateway.js"
 import * as Health from "./Health.js"
 import * as Metrics from "./Metrics.js"
+import * as Paystack from "./Paystack.js"
 import * as RequestLog from "./RequestLog.js"
 import * as ResellerHandlers from "./ResellerHandlers.js"
 import * as Routes from "./Routes.js"
 import { ServerApi } from "./ServerApi.js"
 import * as ServerConfig from "./ServerConfig.js"
+import * as Smtp from "./Smtp.js"
 import * as StaticFiles from "./StaticFiles.js"
 import * as Upstream from "./Upstream.js"
 import * as UpstreamConfig from "./UpstreamConfig.js"
@@ -79,22 +80,27 @@ export const DomainLive = Layer.mergeAll(
     (store) => store === "database" ? RateLimiter.layerSql : RateLimiter.layerMemory
   ))),
   Layer.provideMerge(FulfillmentLive),
-  Layer.provide(PaymentProvider.PaymentProvider.Simulator),
-  Layer.provide(Mailer.MailTransport.Outbox)
+  Layer.provide(Paystack.layer),
+  Layer.provide(Smtp.layer)
 )
 
-/** The database-driven workers: pending orders and webhook deliveries (on their own transport, timed). */
+/**
+ * The database-driven workers: pending orders, payments, queued email and webhook deliveries
+ * (on their own transport, timed).
+ */
 export const WorkersLive = Layer.scoped(
   Health.Workers,
   Effect.gen(function*() {
     const orders = yield* Orders.Orders
     const delivery = yield* Webhooks.WebhookDelivery
     const payments = yield* Payments.Payments
+    const mailer = yield* Mailer.Mailer
     // (The upstream balance watch ends at once when no upstream has a threshold: not watched.)
     yield* Effect.forkScoped(Upstream.balanceWatch)
     return Health.watch([
       { name: "fulfilment", fiber: yield* Effect.forkScoped(orders.runFulfilment) },
       { name: "payments", fiber: yield* Effect.forkScoped(payments.runCollection) },
+      { name: "mail", fiber: yield* Effect.forkScoped(mailer.runSender) },
       { name: "webhooks", fiber: yield* Effect.forkScoped(delivery.run) }
     ])
   })
@@ -153,14 +159,17 @@ export const routes = Routes.make(
     },
     operations(Health.paths.health),
     operations(Health.paths.ready),
-    operations(Health.paths.metrics)
+    operations(Health.paths.metrics),
+    // Signed by the gateway, not by our credentials; no rate limit (the gateway retries on its own schedule).
+    operations(Paystack.CALLBACK_PATH)
   ],
   [
     { method: "GET", path: openApiPaths.reseller, name: "openapi.reseller" },
     { method: "GET", path: openApiPaths.admin, name: "openapi.admin" },
     { method: "GET", path: Health.paths.health, name: "health.alive" },
     { method: "GET", path: Health.paths.ready, name: "health.ready" },
-    { method: "GET", path: Health.paths.metrics, name: "metrics.scrape", authenticated: true }
+    { method: "GET", path: Health.paths.metrics, name: "metrics.scrape", authenticated: true },
+    { method: "POST", path: Paystack.CALLBACK_PATH, name: "callbacks.paystack", payload: true }
   ],
   StaticFiles.make()
 )
@@ -175,7 +184,8 @@ export const ApiLive = Layer.mergeAll(
   ),
   HttpApiBuilder.middleware(ServerApi, Gateway.make(ServerApi, routes)),
   openApiDocuments,
-  Health.routes
+  Health.routes,
+  Paystack.callbackRoute
 )
 
 /** The whole application (APIs, domain, workers and metrics), given a SqlClient. */

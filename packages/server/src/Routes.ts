@@ -80,6 +80,8 @@ export interface Extra {
   readonly path: string
   readonly name: string
   readonly authenticated?: boolean
+  /** True when it takes a JSON body (read by the gateway, under the area's body rules). */
+  readonly payload?: boolean
 }
 
 /**
@@ -119,9 +121,9 @@ export const make = (
         policy: EndpointPolicy.fromAnnotations(mergedAnnotations)
       })
   })
-  for (const { authenticated = false, ...route } of extra) {
+  for (const { authenticated = false, payload = false, ...route } of extra) {
     const area = areaOf(route.path)
-    add({ ...route, hasPayload: false, authenticated, policy: area!.policy })
+    add({ ...route, hasPayload: payload, authenticated, policy: area!.policy })
   }
 
   const matches = (endpoint: Endpoint, parts: ReadonlyArray<string>) =>

@@ -48,12 +48,21 @@ const announce = (
     const dataDir = yield* ServerConfig.dataDir
     const kind = yield* Database.kind
     const configuredToken = Option.isSome(yield* ServerConfig.adminToken)
+    const mail = (yield* ServerConfig.demoMailbox)
+      ? "shown on the page after registering (demo mailbox), and in the log"
+      : Option.isSome(yield* ServerConfig.smtpUrl)
+      ? "sent through BUNDLES_SMTP_URL (status: bundles-server admin emails)"
+      : "no SMTP server (BUNDLES_SMTP_URL): kept in the outbox, read it with bundles-server admin emails"
     const lines = [
       `Data bundle reseller server listening on ${base}${extra}`,
+      "",
+      `  Open the dashboard in a browser: ${base}/`,
+      "",
       `  database:   ${
         kind === "postgres" ? "Postgres (DATABASE_URL)" : `embedded, in ${path.join(dataDir, "pgdata")}`
       }`,
-      `  dashboard:  ${base}/  (its API: ${base}/dashboard/v1; email links: bundles-server admin emails)`,
+      `  dashboard:  ${base}/  (its API: ${base}/dashboard/v1)`,
+      `  email:      ${mail}`,
       `  public API: ${base}/api/v1  (OpenAPI: ${base}/api/v1/openapi.json)`,
       `  admin API:  ${base}/admin/v1  (token: ${
         configuredToken ? "BUNDLES_ADMIN_TOKEN" : AdminToken.tokenFile(dataDir)
@@ -242,8 +251,10 @@ const demoDefaults = (demo: boolean) =>
           ConfigProvider.fromMap(
             new Map([
               ["BUNDLES_WEBHOOK_ALLOW_PRIVATE", "1"],
-              // Dashboard email (verification and reset links) goes to the log too, for development.
-              ["BUNDLES_MAIL_LOG", "1"]
+              // Dashboard email (verification and reset links) goes to the log too, for development,
+              // and the dashboard shows it in its demo mailbox (on loopback, without SMTP).
+              ["BUNDLES_MAIL_LOG", "1"],
+              ["BUNDLES_DEMO_MAILBOX", "1"]
             ])
           )
         )

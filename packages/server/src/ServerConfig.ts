@@ -1,7 +1,7 @@
 /**
  * The server's configuration, read from the environment in this one place.
  */
-import { Config, Effect, Option, type Redacted } from "effect"
+import { Config, ConfigError, Effect, Either, Option, Redacted } from "effect"
 import * as path from "node:path"
 import * as ClientAddress from "./ClientAddress.js"
 
@@ -62,6 +62,12 @@ export const secureCookies = Config.option(Config.boolean("BUNDLES_SECURE_COOKIE
 
 const LOOPBACK = /^(?:localhost|127(?:\.\d{1,3}){3}|\[?::1\]?)$/
 
+/** True for a loopback peer address (`127.x.y.z`, `::1`, `::ffff:127.x.y.z`). */
+export const isLoopbackAddress = (address: string): boolean => {
+  const plain = address.startsWith("::ffff:") ? address.slice(7) : address
+  return plain !== "localhost" && LOOPBACK.test(plain)
+}
+
 /**
  * Where dashboard links point and whether its cookie is `Secure`: the public URL when set,
  * else the listening address; `Secure` unless that is plain HTTP on loopback (development).
@@ -75,4 +81,43 @@ export const dashboard = Effect.gen(function*() {
   const plainLoopback = parsed !== undefined && parsed.protocol === "http:" && LOOPBACK.test(parsed.hostname)
   const secure = Option.getOrElse(yield* secureCookies, () => !plainLoopback)
   return { publicUrl: url, secureCookies: secure }
+})
+
+/**
+ * The mail server dashboard email goes through (`BUNDLES_SMTP_URL`, `smtp://user:pass@host:587`
+ * or `smtps://...:465`); none keeps email in the outbox only.
+ */
+export const smtpUrl: Config.Config<Option.Option<Redacted.Redacted>> = Config.option(
+  Config.redacted("BUNDLES_SMTP_URL")
+).pipe(
+  Config.map(Option.filter((url) => Redacted.value(url).trim().length > 0)),
+  Config.mapOrFail((option) => {
+    const text = Option.match(option, { onNone: () => "", onSome: (url) => Redacted.value(url).trim() })
+    return text === "" || (URL.canParse(text) && /^smtps?:$/.test(new URL(text).protocol))
+      ? Either.right(option)
+      : Either.left(ConfigError.InvalidData(
+        ["BUNDLES_SMTP_URL"],
+        "must be an smtp:// or smtps:// URL, e.g. smtp://user:password@mail.example.com:587"
+      ))
+  })
+)
+
+/** The sender of dashboard email (`BUNDLES_MAIL_FROM`, e.g. `Data Bundles <no-reply@example.com>`). */
+export const mailFrom = Config.option(Config.string("BUNDLES_MAIL_FROM")).pipe(
+  Config.map(Option.filter((from) => from.trim().length > 0))
+)
+
+/**
+ * Whether the dashboard offers the demo mailbox (`GET /dashboard/v1/demo/mailbox`): asked for by
+ * `BUNDLES_DEMO_MAILBOX` (which `serve --demo` sets), and only while the server listens on a
+ * loopback address, its public URL (if any) is one too, and no SMTP server is configured. Then
+ * only someone on this machine can read it, and nobody gets real email it would duplicate.
+ */
+export const demoMailbox = Effect.gen(function*() {
+  const wanted = yield* Config.boolean("BUNDLES_DEMO_MAILBOX").pipe(Config.withDefault(false))
+  if (!wanted) return false
+  const serve = yield* serveConfig
+  const { publicUrl } = yield* dashboard
+  const hostname = URL.canParse(publicUrl) ? new URL(publicUrl).hostname : ""
+  return LOOPBACK.test(serve.host) && LOOPBACK.test(hostname) && Option.isNone(yield* smtpUrl)
 })

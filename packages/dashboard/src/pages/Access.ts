@@ -2,6 +2,7 @@
 import { parsePhone } from "@databundle/client/Phone"
 import { ApiFailure, setCsrfToken } from "../Api.js"
 import type { Page } from "../App.js"
+import { demoMailbox } from "../DemoMailbox.js"
 import { h } from "../Dom.js"
 import { api } from "../Endpoints.js"
 import { form } from "../Form.js"
@@ -95,7 +96,8 @@ export const register: Page = {
         done.replaceChildren(
           h("h2", null, "Check your email"),
           h("p", null, `We sent a link to ${values.email}. Open it to verify your address, then sign in.`),
-          h("p", null, h("a", { href: pathOf("signIn") }, "Sign in"))
+          h("p", null, h("a", { href: pathOf("signIn") }, "Sign in")),
+          demoMailbox(values.email!)
         )
         done.querySelector("h2")?.setAttribute("tabindex", "-1")
         ;(done.querySelector("h2") as HTMLElement | null)?.focus()
@@ -142,9 +144,11 @@ export const verifyEmail: Page = {
       onSubmit: async (values, f) => {
         const answer = await api.resendVerification({ payload: { email: values.email! } })
         f.setMessage(answer.message, "ok")
+        mailbox.replaceChildren(demoMailbox(values.email!))
       }
     })
-    parts.push(h("p", null, "Open the link in the email we sent you, or ask for a new one."), resend.element)
+    const mailbox = h("div")
+    parts.push(h("p", null, "Open the link in the email we sent you, or ask for a new one."), resend.element, mailbox)
     return h("div", null, parts)
   }
 }
@@ -163,9 +167,11 @@ export const resetPassword: Page = {
         onSubmit: async (values, f) => {
           const answer = await api.forgotPassword({ payload: { email: values.email! } })
           f.setMessage(answer.message, "ok")
+          mailbox.replaceChildren(demoMailbox(values.email!))
         }
       })
-      return h("div", null, h("h1", null, "Reset your password"), forgot.element)
+      const mailbox = h("div")
+      return h("div", null, h("h1", null, "Reset your password"), forgot.element, mailbox)
     }
     history.replaceState(null, "", location.pathname)
     const reset = form({

@@ -1,6 +1,7 @@
 /**
  * `admin emails`: the outbox of email sent to dashboard users (verification and password
- * reset links), newest first: without SMTP it is how those links reach people.
+ * reset links), newest first, with where each is (queued, sent, failed, or kept when no SMTP server is
+ * configured): without SMTP it is how those links reach people.
  */
 import { AdminApi, type Mail } from "@databundle/contract"
 import { Command, Options } from "@effect/cli"
@@ -13,6 +14,25 @@ import { date, pageLine } from "./Text.js"
 const emailsListing = listing<UrlParamsOf<AdminClient.Client["mailAdmin"]["list"]>>(
   AdminApi.MailAdminGroup.endpoints.list
 )
+
+/** Where an email is, in words. */
+const statusLine = (mail: Mail.OutboxMail): string => {
+  const error = mail.last_error === null ? "" : ` (last error: ${mail.last_error})`
+  switch (mail.status) {
+    case "sent":
+      return `sent ${mail.sent_at === null ? "" : date(mail.sent_at)}`.trimEnd()
+    case "queued":
+      return mail.attempts === 0
+        ? "queued"
+        : `queued, attempt ${mail.attempts + 1} ${
+          mail.next_attempt_at === null ? "soon" : `at ${date(mail.next_attempt_at)}`
+        }${error}`
+    case "failed":
+      return `failed after ${mail.attempts} attempts${error}`
+    case "kept":
+      return "kept in the outbox (no SMTP server configured)"
+  }
+}
 
 /** `admin emails`: the outbox, optionally for one address. */
 export const emails = Command.make("emails", {
@@ -30,6 +50,7 @@ export const emails = Command.make("emails", {
       emails.length === 0 ? ["No email."] : [
         ...emails.flatMap((mail: Mail.OutboxMail) => [
           `${date(mail.created_at)}  ${mail.to}  ${mail.kind}: ${mail.subject}`,
+          `  ${statusLine(mail)}`,
           ...(mail.link === null ? [] : [`  ${mail.link}`])
         ]),
         pageLine(pagination, "emails")

@@ -501,7 +501,15 @@ const dashboardData = (w: World): Readonly<Record<string, Data>> => {
     },
     [`POST ${DASHBOARD}/webhook/test`]: { body: testEventBody },
     [`GET ${DASHBOARD}/webhook/deliveries/:event_id`]: { good: event, bad: noEvent },
-    [`POST ${DASHBOARD}/webhook/deliveries/:event_id/resend`]: { good: event, bad: noEvent }
+    [`POST ${DASHBOARD}/webhook/deliveries/:event_id/resend`]: { good: event, bad: noEvent },
+    // Off on the fuzzed server (no --demo): every request to it is a 404, as an unknown path.
+    [`GET ${DASHBOARD}/demo/mailbox`]: {
+      query: [{
+        name: "email",
+        good: fc.constant("someone@example.com"),
+        bad: fc.oneof(fc.string({ maxLength: 2 }), fc.string({ minLength: 255, maxLength: 400 }))
+      }]
+    }
   }
 }
 

@@ -1,0 +1,208 @@
+/**
+ * Paystack as the payment gateway (`BUNDLES_PAYMENTS_PROVIDER=paystack`): its mobile money
+ * charge API collects from MTN MoMo, Telecel Cash and AirtelTigo Money wallets in Ghana, and
+ * its signed webhooks (`x-paystack-signature`, HMAC-SHA512 of the body with the secret key)
+ * arrive at `POST /callbacks/paystack`.
+ *
+ * The payment number is Paystack's transaction reference, so `collect` is idempotent: it asks
+ * for the transaction first (`GET /transaction/verify/:reference`) and starts a charge
+ * (`POST /charge`) only when Paystack has never seen it. A callback is a hint: it makes
+ * `Payments.refresh` ask Paystack again, and the answer, not the callback's body, settles the
+ * payment (once: only a pending payment settles).
+ */
+import { ApiError, Payment } from "@databundle/contract"
+import { PaymentProvider, Payments } from "@databundle/core"
+import { FetchHttpClient, HttpApiBuilder, HttpClient, HttpClientRequest, HttpServerRequest } from "@effect/platform"
+import { HttpServerResponse } from "@effect/platform"
+import { Config, ConfigError, Duration, Effect, Either, Layer, Option, Redacted } from "effect"
+import { createHmac, timingSafeEqual } from "node:crypto"
+
+/** Where Paystack's webhooks are received. */
+export const CALLBACK_PATH = "/callbacks/paystack"
+
+/** The payment port's provider: `simulator` (the default) or `paystack`. */
+export const providerKind = Config.literal("simulator", "paystack")("BUNDLES_PAYMENTS_PROVIDER").pipe(
+  Config.withDefault("simulator" as const)
+)
+
+/** Paystack's settings: the secret key and the API's base URL (overridable for tests). */
+export const config = Config.all({
+  secretKey: Config.option(Config.redacted("BUNDLES_PAYSTACK_SECRET_KEY")).pipe(
+    Config.mapOrFail((key) =>
+      Option.isSome(key) && Redacted.value(key.value).trim().length > 0
+        ? Either.right(key.value)
+        : Either.left(ConfigError.MissingData(
+          ["BUNDLES_PAYSTACK_SECRET_KEY"],
+          "BUNDLES_PAYMENTS_PROVIDER=paystack needs your Paystack secret key (sk_live_... or sk_test_...)"
+        ))
+    )
+  ),
+  baseUrl: Config.string("BUNDLES_PAYSTACK_BASE_URL").pipe(
+    Config.withDefault("https://api.paystack.co"),
+    Config.map((url) => url.trim().replace(/\/+$/, ""))
+  )
+})
+
+/** Paystack's names of the Ghanaian mobile money providers. */
+export const PROVIDER_CODES: Record<Exclude<Payment.PaymentMethod, "manual_transfer">, string> = {
+  mtn_momo: "mtn",
+  telecel_cash: "vod",
+  airteltigo_money: "atl"
+}
+
+/** How soon a pending charge is asked about again (the webhook usually comes first). */
+const CHECK_AFTER = Duration.seconds(10)
+
+/** A transaction as Paystack reports it (the fields read here). */
+interface Transaction {
+  readonly status?: string
+  readonly amount?: number
+  readonly currency?: string
+  readonly id?: number | string
+  readonly reference?: string
+  readonly gateway_response?: string | null
+  readonly message?: string | null
+  readonly display_text?: string | null
+}
+
+interface Answer {
+  readonly status?: boolean
+  readonly message?: string
+  readonly data?: Transaction
+}
+
+const FAILED = new Set(["failed", "abandoned", "reversed"])
+
+/** What a transaction's state means for the payment. */
+export const outcomeOf = (request: PaymentProvider.CollectionRequest, tx: Transaction) => {
+  if (tx.status === "success") {
+    if (tx.amount !== Number(request.amount) || (tx.currency !== undefined && tx.currency !== "GHS")) {
+      return PaymentProvider.CollectionOutcome.Declined({
+        reason: `Paystack reports ${tx.currency ?? "?"} ${tx.amount ?? "?"} (pesewas) for this payment, not GHS ${
+          Number(request.amount)
+        }: not credited, ask the operator`
+      })
+    }
+    return PaymentProvider.CollectionOutcome.Approved({ providerReference: `PSK-${tx.id ?? tx.reference}` })
+  }
+  if (tx.status !== undefined && FAILED.has(tx.status)) {
+    return PaymentProvider.CollectionOutcome.Declined({
+      reason: tx.gateway_response || tx.message || `Paystack: the charge ${tx.status}`
+    })
+  }
+  return PaymentProvider.CollectionOutcome.Pending({ checkAfter: CHECK_AFTER })
+}
+
+/** The payment port on Paystack's API. */
+export const provider = Layer.effect(
+  PaymentProvider.PaymentProvider,
+  Effect.gen(function*() {
+    const { baseUrl, secretKey } = yield* config
+    const client = (yield* HttpClient.HttpClient).pipe(
+      HttpClient.mapRequest((request) =>
+        request.pipe(
+          HttpClientRequest.prependUrl(baseUrl),
+          HttpClientRequest.bearerToken(Redacted.value(secretKey)),
+          HttpClientRequest.acceptJson
+        )
+      )
+    )
+    const send = (request: HttpClientRequest.HttpClientRequest) =>
+      client.execute(request).pipe(
+        Effect.flatMap((response) =>
+          Effect.map(
+            response.json.pipe(Effect.orElseSucceed(() => ({}))),
+            (body) => ({ status: response.status, body: body as Answer })
+          )
+        ),
+        Effect.scoped
+      )
+
+    const charge = (request: PaymentProvider.CollectionRequest) =>
+      Effect.gen(function*() {
+        const method = request.method as keyof typeof PROVIDER_CODES
+        const answer = yield* send(
+          HttpClientRequest.post("/charge").pipe(HttpClientRequest.bodyUnsafeJson({
+            email: request.email ?? `payments+${request.paymentNumber.toLowerCase()}@example.invalid`,
+            amount: String(request.amount),
+            currency: "GHS",
+            reference: request.paymentNumber,
+            mobile_money: { phone: request.payerNumber, provider: PROVIDER_CODES[method] }
+          }))
+        )
+        if (answer.status >= 500) return yield* Effect.fail(new Error(`Paystack answered ${answer.status} to a charge`))
+        if (answer.body.status === true && answer.body.data !== undefined) return outcomeOf(request, answer.body.data)
+        // Another process started this very charge a moment ago: its state comes with the next check.
+        if (/duplicate/i.test(answer.body.message ?? "")) {
+          return PaymentProvider.CollectionOutcome.Pending({ checkAfter: Duration.seconds(2) })
+        }
+        // Refused outright (an invalid number, a provider that is down for this wallet...): nothing was charged.
+        return PaymentProvider.CollectionOutcome.Declined({
+          reason: `Paystack refused the charge: ${answer.body.message ?? `status ${answer.status}`}`
+        })
+      })
+
+    return {
+      collect: (request) =>
+        Effect.gen(function*() {
+          const verified = yield* send(
+            HttpClientRequest.get(`/transaction/verify/${encodeURIComponent(request.paymentNumber)}`)
+          )
+          if (verified.status === 200 && verified.body.status === true && verified.body.data !== undefined) {
+            return outcomeOf(request, verified.body.data)
+          }
+          if (verified.status === 400 || verified.status === 404) return yield* charge(request)
+          return yield* Effect.fail(new Error(`Paystack answered ${verified.status} to a verification`))
+        }).pipe(Effect.orDie, Effect.withSpan("Paystack.collect"))
+    }
+  })
+).pipe(Layer.provide(FetchHttpClient.layer))
+
+/** The payment provider of the configuration. */
+export const layer = Layer.unwrapEffect(Effect.map(
+  providerKind,
+  (kind) => kind === "paystack" ? provider : PaymentProvider.PaymentProvider.Simulator
+))
+
+/** True when `signature` is the hex HMAC-SHA512 of `body` under `secret`. */
+export const signatureValid = (body: string, signature: string | undefined, secret: string): boolean => {
+  if (signature === undefined || !/^[0-9a-f]{128}$/i.test(signature)) return false
+  const expected = createHmac("sha512", secret).update(body, "utf8").digest()
+  return timingSafeEqual(expected, Buffer.from(signature, "hex"))
+}
+
+/**
+ * `POST /callbacks/paystack`: a webhook of Paystack's, signed with the secret key. A wrong or
+ * missing signature is a 401 and changes nothing; a right one about one of our payments makes
+ * it be asked about again now. A 404, as an unknown path, when Paystack is not the provider.
+ */
+export const callbackRoute = HttpApiBuilder.Router.use((router) =>
+  Effect.gen(function*() {
+    const payments = yield* Payments.Payments
+    const secret = (yield* providerKind) === "paystack"
+      ? Option.some(Redacted.value((yield* config).secretKey))
+      : Option.none<string>()
+    yield* router.post(
+      CALLBACK_PATH,
+      Effect.gen(function*() {
+        if (Option.isNone(secret)) {
+          return yield* new ApiError.NotFound({ message: `No route for POST ${CALLBACK_PATH}` })
+        }
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const body = yield* Effect.orDie(request.text)
+        if (!signatureValid(body, request.headers["x-paystack-signature"], secret.value)) {
+          return yield* new ApiError.Unauthorized({ message: "Missing or wrong x-paystack-signature" })
+        }
+        const event = yield* Effect.try(() => JSON.parse(body) as { event?: string; data?: Transaction }).pipe(
+          Effect.orElseSucceed(() => ({}) as { event?: string; data?: Transaction })
+        )
+        const reference = event.data?.reference
+        const payment = typeof reference === "string" ? yield* payments.refresh(reference) : Option.none()
+        if (Option.isSome(payment)) {
+          yield* Effect.logInfo(`Paystack ${event.event ?? "event"} for ${reference}: ${payment.value.status}`)
+        }
+        return HttpServerResponse.unsafeJson({ success: true, message: "Received" })
+      })
+    )
+  }).pipe(Effect.orDie)
+)

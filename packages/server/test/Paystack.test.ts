@@ -1,0 +1,250 @@
+/**
+ * Funding through Paystack's mobile money charge API, against a fake of that API started
+ * here (real HTTP), on PGlite and on Postgres: the charge Paystack receives, its signed
+ * callback (`POST /callbacks/paystack`), a wrong signature (401, nothing changes), the same
+ * callback many times at once racing the status poll (credited once, the ledger naming the
+ * payment), a declined charge, and the callback route off (404) with the simulator.
+ */
+import { DashboardApi, Session } from "@databundle/contract"
+import { targets } from "@databundle/core/testing"
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Layer } from "effect"
+import { createHmac } from "node:crypto"
+import * as http from "node:http"
+import { adminClient, raw, type RawOptions, serverLayer } from "./Harness.js"
+
+const SECRET = "sk_test_0123456789abcdef"
+const PREFIX = DashboardApi.DASHBOARD_PREFIX
+const PASSWORD = "correct horse battery"
+
+interface Tx {
+  id: number
+  reference: string
+  amount: number
+  currency: string
+  status: string
+  gateway_response: string
+}
+
+/** Paystack's API as far as the adapter uses it: charges and verification, bearer-authenticated. */
+const fakePaystack = Effect.acquireRelease(
+  Effect.promise(async () => {
+    const transactions = new Map<string, Tx>()
+    const charges: Array<Record<string, any>> = []
+    let ids = 1000
+    const server = http.createServer((request, response) => {
+      let body = ""
+      request.on("data", (chunk) => (body += chunk))
+      request.on("end", () => {
+        const reply = (status: number, value: unknown) =>
+          response.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(value))
+        if (request.headers.authorization !== `Bearer ${SECRET}`) {
+          return reply(401, { status: false, message: "Invalid key" })
+        }
+        const verify = /^\/transaction\/verify\/([^/]+)$/.exec(request.url ?? "")
+        if (request.method === "GET" && verify) {
+          const tx = transactions.get(decodeURIComponent(verify[1]!))
+          return tx === undefined
+            ? reply(400, { status: false, message: "Transaction reference not found" })
+            : reply(200, { status: true, message: "Verification successful", data: tx })
+        }
+        if (request.method === "POST" && request.url === "/charge") {
+          const charge = JSON.parse(body)
+          charges.push(charge)
+          if (transactions.has(charge.reference)) {
+            return reply(400, { status: false, message: "Duplicate Transaction Reference" })
+          }
+          const declined = String(charge.mobile_money?.phone).endsWith("0000")
+          const tx: Tx = {
+            id: ++ids,
+            reference: charge.reference,
+            amount: Number(charge.amount),
+            currency: charge.currency,
+            status: declined ? "failed" : "pay_offline",
+            gateway_response: declined ? "Insufficient funds in the wallet" : "Awaiting the payer"
+          }
+          transactions.set(tx.reference, tx)
+          return reply(200, { status: true, message: "Charge attempted", data: { ...tx, display_text: "Approve" } })
+        }
+        reply(404, { status: false, message: "Not found" })
+      })
+    })
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+    const { port } = server.address() as { port: number }
+    return { url: `http://127.0.0.1:${port}`, transactions, charges, server }
+  }),
+  ({ server }) => Effect.promise(() => new Promise<void>((resolve) => server.close(() => resolve())))
+)
+
+let counter = 0
+const freshEmail = () => `payer${Date.now().toString(36)}${(counter++).toString(36)}@example.com`
+
+interface Browser {
+  readonly cookie: string
+  readonly csrf: string
+}
+
+const call = (browser: Browser, method: "GET" | "POST", path: string, options: RawOptions = {}) =>
+  raw(method, `${PREFIX}${path}`, {
+    ...options,
+    headers: {
+      cookie: `${Session.SESSION_COOKIE}=${browser.cookie}`,
+      [Session.CSRF_HEADER]: browser.csrf,
+      ...options.headers
+    }
+  })
+
+/** A registered, verified, signed-in user. */
+const newUser = Effect.gen(function*() {
+  const email = freshEmail()
+  const registered = yield* raw("POST", `${PREFIX}/register`, {
+    body: { name: "Efua Owusu", email, phone: "0241234567", password: PASSWORD }
+  })
+  assert.strictEqual(registered.status, 201, registered.text)
+  const { emails } = yield* Effect.flatMap(adminClient, (admin) => admin.mailAdmin.list({ urlParams: { to: email } }))
+  const token = /[?&]token=([A-Za-z0-9_-]+)/.exec(emails[0]!.link!)![1]!
+  assert.strictEqual((yield* raw("POST", `${PREFIX}/email/verify`, { body: { token } })).status, 200)
+  const signedIn = yield* raw("POST", `${PREFIX}/session`, { body: { email, password: PASSWORD } })
+  assert.strictEqual(signedIn.status, 200, signedIn.text)
+  const cookie = new RegExp(`${Session.SESSION_COOKIE}=([^;]*)`).exec(signedIn.headers["set-cookie"]!)![1]!
+  return { cookie, csrf: signedIn.json.csrf_token as string, email }
+}).pipe(Effect.orDie)
+
+const sign = (body: string, secret = SECRET) => createHmac("sha512", secret).update(body).digest("hex")
+
+const callback = (body: string, signature: string | undefined) =>
+  raw("POST", "/callbacks/paystack", {
+    body,
+    headers: signature === undefined ? {} : { "x-paystack-signature": signature }
+  })
+
+const chargeSuccess = (tx: Tx) =>
+  JSON.stringify({ event: "charge.success", data: { ...tx, status: "success", channel: "mobile_money" } })
+
+for (const target of targets) {
+  describe(`Paystack mobile money on ${target.name}`, () => {
+    it.scopedLive(
+      "charges the wallet; a signed callback credits once, a bad signature changes nothing",
+      () =>
+        Effect.gen(function*() {
+          const paystack = yield* fakePaystack
+          const server = yield* Layer.build(serverLayer(target, {
+            BUNDLES_PAYMENTS_PROVIDER: "paystack",
+            BUNDLES_PAYSTACK_SECRET_KEY: SECRET,
+            BUNDLES_PAYSTACK_BASE_URL: paystack.url,
+            BUNDLES_DASHBOARD_LIMITS: "dashboard=100000,access=100000"
+          }))
+          yield* Effect.gen(function*() {
+            const user = yield* newUser
+            const created = yield* call(user, "POST", "/payments", {
+              body: { method: "telecel_cash", amount: 25.5, payer_number: "0201234567" },
+              headers: { "idempotency-key": "psk-1" }
+            })
+            assert.strictEqual(created.status, 201, created.text)
+            assert.strictEqual(created.json.payment.status, "pending")
+            const number: string = created.json.payment.payment_number
+
+            // What Paystack was asked: the payment number as the reference, pesewas, the wallet's provider.
+            assert.strictEqual(paystack.charges.length, 1)
+            assert.deepStrictEqual(paystack.charges[0], {
+              email: user.email,
+              amount: "2550",
+              currency: "GHS",
+              reference: number,
+              mobile_money: { phone: "0201234567", provider: "vod" }
+            })
+            const tx = paystack.transactions.get(number)!
+
+            // The payer approves; a callback with a wrong or missing signature is refused and changes nothing.
+            tx.status = "success"
+            for (const signature of [undefined, sign(chargeSuccess(tx), "sk_test_wrong"), "abc", sign("{}")]) {
+              const refused = yield* callback(chargeSuccess(tx), signature)
+              assert.strictEqual(refused.status, 401, refused.text)
+              assert.strictEqual(refused.json.success, false)
+            }
+            assert.strictEqual((yield* call(user, "GET", `/payments/${number}`)).json.payment.status, "pending")
+            assert.strictEqual((yield* call(user, "GET", "/ledger")).json.balance.main, 0)
+
+            // The same signed callback many times at once (and the status poll): credited once.
+            const body = chargeSuccess(tx)
+            const answers = yield* Effect.all(Array.from({ length: 6 }, () => callback(body, sign(body))), {
+              concurrency: "unbounded"
+            })
+            for (const answer of answers) assert.strictEqual(answer.status, 200, answer.text)
+            const again = yield* callback(body, sign(body))
+            assert.strictEqual(again.status, 200)
+            const payment = (yield* call(user, "GET", `/payments/${number}`)).json.payment
+            assert.strictEqual(payment.status, "successful")
+            const ledger = (yield* call(user, "GET", "/ledger")).json
+            assert.strictEqual(ledger.balance.main, 25.5)
+            const credits = ledger.entries.filter((e: any) => e.payment_number === number)
+            assert.strictEqual(credits.length, 1)
+            assert.include(credits[0].note, number)
+            assert.strictEqual(credits[0].amount, 25.5)
+
+            // A callback about a payment that is not ours is acknowledged and changes nothing.
+            const stranger = JSON.stringify({ event: "charge.success", data: { reference: "PAY-NOTOURS00000" } })
+            assert.strictEqual((yield* callback(stranger, sign(stranger))).status, 200)
+            assert.strictEqual(paystack.charges.length, 1, "never charged twice")
+          }).pipe(Effect.provide(server))
+        }),
+      { timeout: 90_000 }
+    )
+
+    it.scopedLive(
+      "a callback racing the status poll credits once; a declined charge fails with Paystack's reason",
+      () =>
+        Effect.gen(function*() {
+          const paystack = yield* fakePaystack
+          const server = yield* Layer.build(serverLayer(target, {
+            BUNDLES_PAYMENTS_PROVIDER: "paystack",
+            BUNDLES_PAYSTACK_SECRET_KEY: SECRET,
+            BUNDLES_PAYSTACK_BASE_URL: paystack.url,
+            BUNDLES_POLL_SECONDS: "0.05",
+            BUNDLES_DASHBOARD_LIMITS: "dashboard=100000,access=100000"
+          }))
+          yield* Effect.gen(function*() {
+            const user = yield* newUser
+            const declined = yield* call(user, "POST", "/payments", {
+              body: { method: "mtn_momo", amount: 10, payer_number: "0241230000" },
+              headers: { "idempotency-key": "psk-decline" }
+            })
+            assert.strictEqual(declined.json.payment.status, "failed")
+            assert.strictEqual(declined.json.payment.failure_reason, "Insufficient funds in the wallet")
+
+            const created = yield* call(user, "POST", "/payments", {
+              body: { method: "airteltigo_money", amount: 40, payer_number: "0271234567" },
+              headers: { "idempotency-key": "psk-race" }
+            })
+            const number: string = created.json.payment.payment_number
+            assert.strictEqual(paystack.charges.at(-1)!.mobile_money.provider, "atl")
+            const tx = paystack.transactions.get(number)!
+            // The poll is due 10 s after the charge: approve just before, and call back as it runs.
+            yield* Effect.sleep("9800 millis")
+            tx.status = "success"
+            const body = chargeSuccess(tx)
+            for (let i = 0; i < 8; i++) {
+              yield* Effect.all([callback(body, sign(body)), callback(body, sign(body))], { concurrency: 2 })
+              yield* Effect.sleep("50 millis")
+            }
+            const ledger = (yield* call(user, "GET", "/ledger")).json
+            assert.strictEqual(ledger.balance.main, 40)
+            assert.strictEqual(ledger.entries.filter((e: any) => e.payment_number === number).length, 1)
+            assert.strictEqual((yield* call(user, "GET", `/payments/${number}`)).json.payment.status, "successful")
+          }).pipe(Effect.provide(server))
+        }),
+      { timeout: 90_000 }
+    )
+
+    it.scopedLive("the callback route is a 404 with the simulator", () =>
+      Effect.gen(function*() {
+        const server = yield* Layer.build(serverLayer(target))
+        yield* Effect.gen(function*() {
+          const body = JSON.stringify({ event: "charge.success", data: { reference: "PAY-000000000000" } })
+          const response = yield* callback(body, sign(body))
+          assert.strictEqual(response.status, 404, response.text)
+          assert.strictEqual(response.json.success, false)
+        }).pipe(Effect.provide(server))
+      }), { timeout: 60_000 })
+  })
+}
