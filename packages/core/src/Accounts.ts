@@ -124,10 +124,28 @@ export class Accounts extends Effect.Service<Accounts>()("core/Accounts", {
 
     /** One page of accounts with their balances, oldest first. */
     const list = Effect.fn("Accounts.list")(function*(
-      query: Page.PageQuery & { readonly status?: Account.AccountStatus | undefined }
+      query: Page.PageQuery & {
+        readonly status?: Account.AccountStatus | undefined
+        readonly search?: string | undefined
+      }
     ) {
       const page = Page.resolve(query, PageContract.ADMIN_DEFAULT_PER_PAGE)
-      const where = query.status ? sql.and([sql`a.status = ${query.status}`]) : sql.and([sql`true`])
+      const conditions = [sql`true`]
+      if (query.status) conditions.push(sql`a.status = ${query.status}`)
+      const search = query.search?.trim()
+      if (search) {
+        // Part of the name, or of the user's email or phone, or the account id itself.
+        const pattern = `%${search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+        const digits = search.replace(/\D/g, "")
+        const id = /^\d{1,9}$/.test(search) ? Number(search) : null
+        conditions.push(sql`(
+          lower(a.name) LIKE ${pattern}
+          OR EXISTS (SELECT 1 FROM users u WHERE u.account_id = a.id AND (u.email LIKE ${pattern}
+            ${digits.length >= 3 ? sql`OR u.phone LIKE ${`%${digits.slice(digits.startsWith("233") ? 3 : digits.startsWith("0") ? 1 : 0)}%`}` : sql``}))
+          ${id === null ? sql`` : sql`OR a.id = ${id}`}
+        )`)
+      }
+      const where = sql.and(conditions)
       const [count] = yield* orDie(sql<{ total: string }>`SELECT count(*) AS total FROM accounts a WHERE ${where}`)
       const rows = yield* rowsOrDie(select(where, sql`LIMIT ${page.perPage} OFFSET ${page.offset}`))
       return { accounts: rows.map(toSummary), pagination: Page.pagination(page, Number(count!.total)) }

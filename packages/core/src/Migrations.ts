@@ -334,6 +334,58 @@ const dashboard = [
   `CREATE UNIQUE INDEX ledger_entries_one_payment ON ledger_entries (payment_id) WHERE payment_id IS NOT NULL`
 ]
 
+// The operator console: operators with their own passwords and sessions (token hashes only),
+// and the action log, one row per change made through the admin API, written in the change's
+// transaction. The console's charts and webhook health read orders, the ledger and webhook
+// events by time: the indexes below keep those reads to the range asked for.
+const console = [
+  `CREATE TABLE operators (
+    id serial PRIMARY KEY,
+    email text NOT NULL UNIQUE CHECK (email = lower(email)),
+    name text NOT NULL,
+    password_hash text NOT NULL,
+    created_at timestamptz(3) NOT NULL DEFAULT now(),
+    updated_at timestamptz(3) NOT NULL DEFAULT now(),
+    disabled_at timestamptz(3)
+  )`,
+  `CREATE TABLE operator_sessions (
+    id bigserial PRIMARY KEY,
+    token_hash text NOT NULL UNIQUE,
+    operator_id integer NOT NULL REFERENCES operators (id),
+    created_at timestamptz(3) NOT NULL DEFAULT now(),
+    last_seen_at timestamptz(3) NOT NULL DEFAULT now(),
+    expires_at timestamptz(3) NOT NULL,
+    ended_at timestamptz(3)
+  )`,
+  `CREATE INDEX operator_sessions_operator ON operator_sessions (operator_id) WHERE ended_at IS NULL`,
+  `CREATE TABLE operator_actions (
+    id bigserial PRIMARY KEY,
+    at timestamptz(3) NOT NULL DEFAULT now(),
+    actor_kind text NOT NULL CHECK (actor_kind IN ('token', 'operator')),
+    operator_id integer REFERENCES operators (id),
+    action text NOT NULL,
+    target_kind text NOT NULL,
+    target_id text,
+    account_id integer,
+    summary text NOT NULL,
+    detail jsonb NOT NULL DEFAULT '{}',
+    request_id text,
+    CHECK ((actor_kind = 'operator') = (operator_id IS NOT NULL))
+  )`,
+  `CREATE INDEX operator_actions_operator ON operator_actions (operator_id, id DESC)`,
+  `CREATE INDEX operator_actions_action ON operator_actions (action, id DESC)`,
+  `CREATE INDEX operator_actions_target ON operator_actions (target_kind, target_id, id DESC)`,
+  `CREATE INDEX operator_actions_account ON operator_actions (account_id, id DESC) WHERE account_id IS NOT NULL`,
+  `CREATE INDEX orders_created ON orders (created_at)`,
+  `CREATE INDEX orders_pending_created ON orders (created_at) WHERE status = 'pending'`,
+  `CREATE INDEX ledger_entries_created ON ledger_entries (created_at) WHERE reason IN ('funding', 'refund')`,
+  `CREATE INDEX webhook_events_abandoned ON webhook_events (account_id) WHERE abandoned_at IS NOT NULL`,
+  `CREATE INDEX webhook_events_queued ON webhook_events (account_id, queued_at)
+    WHERE queued_at IS NOT NULL AND delivered_at IS NULL AND abandoned_at IS NULL`,
+  `CREATE INDEX webhook_events_last_attempt ON webhook_events (account_id, last_attempt_at DESC)
+    WHERE last_attempt_at IS NOT NULL`
+]
+
 const statements = (list: ReadonlyArray<string>) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) => Effect.forEach(list, (text) => sql.unsafe(text), { discard: true }))
 
@@ -345,7 +397,8 @@ export const migrations = {
   "0004_admin_idempotency_keys": statements(adminIdempotencyKeys),
   "0005_event_feed": statements(eventFeed),
   "0006_upstreams": statements(upstreams),
-  "0008_dashboard": statements(dashboard)
+  "0008_dashboard": statements(dashboard),
+  "0010_console": statements(console)
 }
 
 /** The table recording which migrations a database has. */

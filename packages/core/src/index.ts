@@ -20,6 +20,8 @@ export * as Idempotency from "./Idempotency.js"
 export * as Mailer from "./Mailer.js"
 /** The database schema. */
 export * as Migrations from "./Migrations.js"
+/** The operator action log. */
+export * as OperatorActions from "./OperatorActions.js"
 /** Console operators: passwords and sessions. */
 export * as Operators from "./Operators.js"
 /** Orders and their state machine. */

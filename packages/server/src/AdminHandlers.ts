@@ -1,10 +1,12 @@
 /**
- * The admin API's handlers: each binds an endpoint of `AdminApi` to the domain.
+ * The admin API's handlers: each binds an endpoint of `AdminApi` to the domain. Every change
+ * writes its line of the action log in its own transaction (`ActionLog`).
  */
-import { AdminApi, Idempotency as IdempotencyContract } from "@databundle/contract"
+import { type Account, AdminApi, Idempotency as IdempotencyContract, Money } from "@databundle/contract"
 import { Accounts, ApiKeys, Catalog, Idempotency, Mailer, Orders, Payments, Wallet } from "@databundle/core"
 import { HttpApiBuilder, HttpApp, HttpServerResponse } from "@effect/platform"
 import { Effect, Layer, type Schema } from "effect"
+import * as ActionLog from "./ActionLog.js"
 import { ServerApi } from "./ServerApi.js"
 import * as UpstreamCatalog from "./UpstreamCatalog.js"
 
@@ -34,30 +36,114 @@ const idempotent = <A, I, E, R>(
   })
 }
 
+/** "name, status suspended, limits ..." of an account change, for its log line. */
+const describeUpdate = (payload: Account.UpdateAccountPayload): string => {
+  const parts: Array<string> = []
+  if (payload.name !== undefined) parts.push(`name ${payload.name}`)
+  if (payload.status !== undefined) parts.push(`status ${payload.status}`)
+  if (payload.price_group !== undefined) parts.push(`price group ${payload.price_group ?? "base"}`)
+  if (payload.webhook_url !== undefined) parts.push(`webhook URL ${payload.webhook_url ?? "removed"}`)
+  if (payload.rotate_webhook_secret === true) parts.push("webhook secret rotated")
+  if (payload.limits !== undefined) {
+    for (const [scope, limit] of Object.entries(payload.limits)) {
+      if (limit !== undefined) parts.push(`${scope} limit ${limit === null ? "default" : `${limit}/min`}`)
+    }
+  }
+  return parts.length === 0 ? "no change" : parts.join(", ")
+}
+
+const countsText = (noun: string, counts: { readonly created: number; readonly updated: number }) =>
+  `${counts.created} ${noun}${counts.created === 1 ? "" : "s"} created, ${counts.updated} updated`
+
 /** Accounts. */
 export const AccountsLive = HttpApiBuilder.group(ServerApi, "accounts", (handlers) =>
   Effect.gen(function*() {
     const accounts = yield* Accounts.Accounts
+    const { logged } = yield* ActionLog.make
     return handlers
-      .handle("create", ({ payload }) => Effect.map(accounts.create(payload), ok))
+      .handle("create", ({ payload }) =>
+        Effect.map(
+          logged(accounts.create(payload), (account) => ({
+            action: "account.create",
+            targetKind: "account",
+            targetId: account.id,
+            accountId: account.id,
+            summary: `Created account ${account.id} (${account.name})`,
+            detail: { name: account.name, price_group: account.price_group }
+          })),
+          ok
+        ))
       .handle("list", ({ urlParams }) => Effect.map(accounts.list(urlParams), ok))
       .handle("show", ({ path }) => Effect.map(accounts.show(path.account_id), ok))
-      .handle("update", ({ path, payload }) => Effect.map(accounts.update(path.account_id, payload), ok))
+      .handle("update", ({ path, payload }) =>
+        Effect.map(
+          logged(accounts.update(path.account_id, payload), (account) => ({
+            action: "account.update",
+            targetKind: "account",
+            targetId: account.id,
+            accountId: account.id,
+            summary: `Account ${account.id} (${account.name}): ${describeUpdate(payload)}`,
+            detail: payload
+          })),
+          ok
+        ))
   }))
 
 /** API keys. */
 export const ApiKeysLive = HttpApiBuilder.group(ServerApi, "apiKeys", (handlers) =>
   Effect.gen(function*() {
     const apiKeys = yield* ApiKeys.ApiKeys
+    const { logged } = yield* ActionLog.make
     return handlers
-      .handle("create", ({ path }) => Effect.map(apiKeys.create(path.account_id), ok))
-      .handle("revoke", ({ path }) => Effect.map(apiKeys.revoke(path.account_id, path.key_id), (key) => ok({ key })))
+      .handle("create", ({ path }) =>
+        Effect.map(
+          logged(apiKeys.create(path.account_id), (key) => ({
+            action: "key.create",
+            targetKind: "key",
+            targetId: key.id,
+            accountId: path.account_id,
+            summary: `Created API key ${key.prefix} for account ${path.account_id}`,
+            detail: { prefix: key.prefix }
+          })),
+          ok
+        ))
+      .handle("revoke", ({ path }) =>
+        Effect.map(
+          logged(apiKeys.revoke(path.account_id, path.key_id), (key) => ({
+            action: "key.revoke",
+            targetKind: "key",
+            targetId: key.id,
+            accountId: path.account_id,
+            summary: `Revoked API key ${key.prefix} of account ${path.account_id}`,
+            detail: { prefix: key.prefix }
+          })),
+          (key) => ok({ key })
+        ))
   }))
 
 /** Wallet funding, adjustments, the ledger and its audit. */
 export const WalletsLive = HttpApiBuilder.group(ServerApi, "wallets", (handlers) =>
   Effect.gen(function*() {
     const wallet = yield* Wallet.Wallet
+    const { logged } = yield* ActionLog.make
+    const movement = (action: "wallet.fund" | "wallet.adjust", accountId: number) =>
+    (
+      result: { readonly entry: { readonly id: number; readonly amount: bigint; readonly wallet: string; readonly note: string | null } }
+    ) => ({
+      action,
+      targetKind: "account" as const,
+      targetId: accountId,
+      accountId,
+      summary: `${action === "wallet.fund" ? "Funded" : "Adjusted"} the ${result.entry.wallet} wallet of account ${accountId} by ${
+        Money.formatGhs(result.entry.amount)
+      }${result.entry.note === null ? "" : `: ${result.entry.note}`}`,
+      detail: {
+        wallet: result.entry.wallet,
+        amount: Money.formatCedis(result.entry.amount),
+        note: result.entry.note,
+        ledger_entry_id: result.entry.id
+      }
+    })
     return handlers
       .handle("fund", ({ headers, path, payload }) =>
         idempotent(
@@ -65,11 +151,14 @@ export const WalletsLive = HttpApiBuilder.group(ServerApi, "wallets", (handlers)
           { endpoint: "wallets.fund", target: path.account_id, body: payload },
           AdminApi.WalletMovement,
           Effect.map(
-            wallet.fund(path.account_id, {
-              amount: payload.amount,
-              wallet: payload.wallet,
-              ...(payload.note === undefined ? {} : { note: payload.note })
-            }),
+            logged(
+              wallet.fund(path.account_id, {
+                amount: payload.amount,
+                wallet: payload.wallet,
+                ...(payload.note === undefined ? {} : { note: payload.note })
+              }),
+              movement("wallet.fund", path.account_id)
+            ),
             ok
           )
         ))
@@ -78,7 +167,7 @@ export const WalletsLive = HttpApiBuilder.group(ServerApi, "wallets", (handlers)
           headers,
           { endpoint: "wallets.adjust", target: path.account_id, body: payload },
           AdminApi.WalletMovement,
-          Effect.map(wallet.adjust(path.account_id, payload), ok)
+          Effect.map(logged(wallet.adjust(path.account_id, payload), movement("wallet.adjust", path.account_id)), ok)
         ))
       .handle("ledger", ({ path, urlParams }) => Effect.map(wallet.ledger(path.account_id, urlParams), ok))
       .handle("audit", () => Effect.map(wallet.audit, ok))
@@ -88,8 +177,21 @@ export const WalletsLive = HttpApiBuilder.group(ServerApi, "wallets", (handlers)
 export const CatalogFileLive = HttpApiBuilder.group(ServerApi, "catalogFile", (handlers) =>
   Effect.gen(function*() {
     const catalog = yield* Catalog.Catalog
+    const { logged } = yield* ActionLog.make
     return handlers
-      .handle("import", ({ payload }) => Effect.map(catalog.importFile(payload), ok))
+      .handle("import", ({ payload }) =>
+        Effect.map(
+          logged(catalog.importFile(payload), (summary) => ({
+            action: "catalog.import",
+            targetKind: "catalog",
+            targetId: null,
+            summary: `Imported the catalogue: ${countsText("network", summary.networks)}, ${
+              countsText("bundle", summary.bundles)
+            }, ${countsText("price group", summary.price_groups)}`,
+            detail: { price_groups: summary.price_groups, networks: summary.networks, bundles: summary.bundles }
+          })),
+          ok
+        ))
       .handle("preview", ({ payload }) => Effect.map(catalog.importFile(payload, { dryRun: true }), ok))
       .handle("export", () => Effect.map(catalog.exportFile, ok))
   }))
@@ -98,6 +200,7 @@ export const CatalogFileLive = HttpApiBuilder.group(ServerApi, "catalogFile", (h
 export const OrdersAdminLive = HttpApiBuilder.group(ServerApi, "ordersAdmin", (handlers) =>
   Effect.gen(function*() {
     const orders = yield* Orders.Orders
+    const { logged } = yield* ActionLog.make
     return handlers
       .handle("list", ({ urlParams }) => Effect.map(orders.adminList(urlParams), ok))
       .handle("get", ({ path }) => Effect.map(orders.adminGet(path.order_number), (order) => ok({ order })))
@@ -106,7 +209,19 @@ export const OrdersAdminLive = HttpApiBuilder.group(ServerApi, "ordersAdmin", (h
           headers,
           { endpoint: "ordersAdmin.resolve", target: path.order_number, body: payload },
           AdminApi.AdminOrderResponse,
-          Effect.map(orders.resolve(path.order_number, payload.status, payload.note), (order) => ok({ order }))
+          Effect.map(
+            logged(orders.resolve(path.order_number, payload.status, payload.note), (order) => ({
+              action: "order.resolve",
+              targetKind: "order",
+              targetId: order.order_number,
+              accountId: order.account_id,
+              summary: `Resolved order ${order.order_number} as ${payload.status}${
+                payload.note === undefined ? "" : `: ${payload.note}`
+              }`,
+              detail: { status: payload.status, note: payload.note ?? null, amount: Money.formatCedis(order.amount_paid) }
+            })),
+            (order) => ok({ order })
+          )
         ))
   }))
 
@@ -114,11 +229,25 @@ export const OrdersAdminLive = HttpApiBuilder.group(ServerApi, "ordersAdmin", (h
 export const UpstreamsLive = HttpApiBuilder.group(ServerApi, "upstreams", (handlers) =>
   Effect.gen(function*() {
     const context = yield* Effect.context<UpstreamCatalog.Requirements>()
+    const { write } = yield* ActionLog.make
     return handlers
       .handle("list", () => Effect.map(UpstreamCatalog.list, ok).pipe(Effect.provide(context)))
       .handle(
         "catalogSync",
-        ({ payload }) => Effect.map(UpstreamCatalog.sync(payload), ok).pipe(Effect.provide(context))
+        ({ payload }) =>
+          Effect.map(
+            UpstreamCatalog.sync(payload, (changes, upstreams) =>
+              write(changes, (list) => ({
+                action: "catalog.sync",
+                targetKind: "catalog",
+                targetId: null,
+                summary: `Synced the catalogue from ${upstreams.join(", ")}: ${list.length} change${
+                  list.length === 1 ? "" : "s"
+                }`,
+                detail: { upstreams, changes: list }
+              }))),
+            ok
+          ).pipe(Effect.provide(context))
       )
   }))
 
@@ -126,20 +255,38 @@ export const UpstreamsLive = HttpApiBuilder.group(ServerApi, "upstreams", (handl
 export const PaymentsAdminLive = HttpApiBuilder.group(ServerApi, "paymentsAdmin", (handlers) =>
   Effect.gen(function*() {
     const payments = yield* Payments.Payments
+    const { logged } = yield* ActionLog.make
     return handlers
       .handle("list", ({ urlParams }) => Effect.map(payments.adminList(urlParams), ok))
       .handle("get", ({ path }) => Effect.map(payments.adminGet(path.payment_number), (payment) => ok({ payment })))
       .handle("approve", ({ path }) =>
         Effect.map(
-          payments.decide(path.payment_number, { approved: true, reason: null }),
+          logged(payments.decide(path.payment_number, { approved: true, reason: null }), (payment) => ({
+            action: "payment.approve",
+            targetKind: "payment",
+            targetId: payment.payment_number,
+            accountId: payment.account_id,
+            summary: `Approved payment ${payment.payment_number}: ${Money.formatGhs(payment.amount)} to account ${payment.account_id}`,
+            detail: { amount: Money.formatCedis(payment.amount) }
+          })),
           (payment) => ok({ payment })
         ))
       .handle("decline", ({ path, payload }) =>
         Effect.map(
-          payments.decide(path.payment_number, {
-            approved: false,
-            reason: `Declined by the operator: ${payload.reason}`
-          }),
+          logged(
+            payments.decide(path.payment_number, {
+              approved: false,
+              reason: `Declined by the operator: ${payload.reason}`
+            }),
+            (payment) => ({
+              action: "payment.decline",
+              targetKind: "payment",
+              targetId: payment.payment_number,
+              accountId: payment.account_id,
+              summary: `Declined payment ${payment.payment_number}: ${payload.reason}`,
+              detail: { amount: Money.formatCedis(payment.amount), reason: payload.reason }
+            })
+          ),
           (payment) => ok({ payment })
         ))
   }))

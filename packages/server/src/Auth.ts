@@ -7,13 +7,14 @@
 import { AdminApi, ApiError, ApiKey, Operator, Session } from "@databundle/contract"
 import { Effect, FiberRef, Layer, Redacted } from "effect"
 import * as RequestContext from "./RequestContext.js"
+import type * as Routes from "./Routes.js"
 
 /** The 401 of a request without the credentials an area needs (`given`: some were sent, but wrong). */
-export const refusal = (credentials: "apiKey" | "bearer" | "session", given: boolean) =>
+export const refusal = (credentials: Routes.Credentials | "operator", given: boolean) =>
   new ApiError.Unauthorized({
-    message: credentials === "session"
+    message: credentials === "session" || credentials === "console" || credentials === "operator"
       ? given ? "Your session has ended; sign in again" : "Sign in first"
-      : credentials === "bearer"
+      : credentials === "bearer" || credentials === "admin"
       ? "Missing or invalid admin token"
       : given
       ? "Invalid API key"

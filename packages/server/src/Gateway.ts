@@ -16,8 +16,8 @@
  * Every failure leaves as one of the API's envelope errors, defects included (a 500 that
  * names only the request id).
  */
-import { ApiError, ApiKey, JsonBody, Session } from "@databundle/contract"
-import { ApiKeys, RateLimiter, Sessions, Settings, Tokens } from "@databundle/core"
+import { ApiError, ApiKey, JsonBody, Operator, Session } from "@databundle/contract"
+import { ApiKeys, Operators, RateLimiter, Sessions, Settings, Tokens } from "@databundle/core"
 import {
   HttpApi,
   HttpApiError,
@@ -97,6 +97,7 @@ export const make = (api: HttpApi.HttpApi.Any, routes: Routes.Routes) =>
   Effect.gen(function*() {
     const apiKeys = yield* ApiKeys.ApiKeys
     const sessions = yield* Sessions.Sessions
+    const operators = yield* Operators.Operators
     const limiter = yield* RateLimiter.RateLimiter
     const settings = yield* Settings.Settings
     const adminToken = Redacted.value(yield* AdminToken.resolve)
@@ -142,26 +143,39 @@ export const make = (api: HttpApi.HttpApi.Any, routes: Routes.Routes) =>
       headers: ResponseHeaders
     ) =>
       Effect.gen(function*() {
-        const given = area.credentials === "apiKey"
+        // The admin area takes the bearer token when one is sent, else an operator's cookie.
+        const kind = area.credentials === "admin"
+          ? request.headers.authorization !== undefined ? "bearer" : "operator"
+          : area.credentials === "console"
+          ? "operator"
+          : area.credentials
+        const given = kind === "apiKey"
           ? request.headers[ApiKey.API_KEY_HEADER]
-          : area.credentials === "session"
+          : kind === "session"
           ? request.cookies[Session.SESSION_COOKIE]
+          : kind === "operator"
+          ? request.cookies[Operator.OPERATOR_COOKIE]
           : request.headers.authorization
         if (given === undefined || given.length === 0) return { _tag: "Anonymous" } as const
-        if (area.credentials === "session") {
+        if (kind === "session") {
           const session = yield* sessions.authenticate(given)
           if (Option.isSome(session)) {
             return { _tag: "Holder", session: session.value, csrf: Sessions.csrfToken(given) } as const
           }
-        } else if (area.credentials === "apiKey") {
+        } else if (kind === "operator") {
+          const session = yield* operators.authenticate(given)
+          if (Option.isSome(session)) {
+            return { _tag: "Staff", session: session.value, csrf: Sessions.csrfToken(given) } as const
+          }
+        } else if (kind === "apiKey") {
           const principal = yield* apiKeys.authenticate(Redacted.make(given))
           if (Option.isSome(principal)) return { _tag: "Reseller", principal: principal.value } as const
         } else if (BEARER.test(given) && AdminToken.secretsEqual(given.slice("Bearer ".length), adminToken)) {
           return { _tag: "Operator" } as const
         }
-        metrics.authFailed(area.credentials)
+        metrics.authFailed(kind)
         const subjects = [`address:${address}`]
-        if (area.credentials === "apiKey") subjects.push(`key-prefix:${Tokens.displayPrefix(given)}`)
+        if (kind === "apiKey") subjects.push(`key-prefix:${Tokens.displayPrefix(given)}`)
         for (const subject of subjects) {
           const decision = yield* limiter.consume(subject, authFailures)
           if (!decision.allowed) yield* enforce(decision, headers)
@@ -282,11 +296,13 @@ export const make = (api: HttpApi.HttpApi.Any, routes: Routes.Routes) =>
         const notFound = () => new ApiError.NotFound({ message: `No route for ${request.method} ${target.path}` })
         const { area } = decision
         if (area === undefined) return yield* notFound()
-        if (area.credentials === "session") Object.assign(headers, DASHBOARD_HEADERS)
+        if (area.credentials === "session" || area.credentials === "console") Object.assign(headers, DASHBOARD_HEADERS)
         const address = ClientAddress.of(request, trusted)
         const info = yield* FiberRef.get(RequestContext.current)
         info.address = address
         const caller = yield* identify(request, area, address, headers)
+        // The console's pages read the admin API too: its answers to them are never cached or framed.
+        if (caller._tag === "Staff") Object.assign(headers, DASHBOARD_HEADERS)
         if (caller._tag === "Reseller") info.accountId = caller.principal.accountId
         if (caller._tag === "Holder") info.accountId = caller.session.accountId
         const policy = decision._tag === "Endpoint" ? decision.endpoint.policy : area.policy
@@ -303,10 +319,16 @@ export const make = (api: HttpApi.HttpApi.Any, routes: Routes.Routes) =>
           ? yield* Effect.tap(readBody(request, endpoint.policy.bodyLimit), () => bodyRead)
           : { text: "", json: null, invalid: Option.none() }
         if (endpoint.authenticated && (caller._tag === "Anonymous" || caller._tag === "Refused")) {
-          return yield* Auth.refusal(area.credentials, caller._tag === "Refused")
+          return yield* Auth.refusal(
+            area.credentials === "admin" && request.headers.authorization === undefined &&
+              request.cookies[Operator.OPERATOR_COOKIE] !== undefined
+              ? "operator"
+              : area.credentials,
+            caller._tag === "Refused"
+          )
         }
-        // A signed-in dashboard request that changes anything proves it came from the dashboard's page.
-        if (caller._tag === "Holder" && endpoint.authenticated && !SAFE_METHODS.has(request.method)) {
+        // A signed-in request (dashboard or console) that changes anything proves it came from its page.
+        if ((caller._tag === "Holder" || caller._tag === "Staff") && endpoint.authenticated && !SAFE_METHODS.has(request.method)) {
           const sent = request.headers[Session.CSRF_HEADER]
           if (sent === undefined || !sameText(sent, caller.csrf)) {
             return yield* new ApiError.Forbidden({

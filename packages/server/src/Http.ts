@@ -3,7 +3,7 @@
  * the domain services and the background workers, ready to serve on Node or to mount as
  * a web-standard handler.
  */
-import { AdminApi, DashboardApi, EndpointPolicy, ResellerApi } from "@databundle/contract"
+import { AdminApi, ConsoleApi, DashboardApi, EndpointPolicy, ResellerApi } from "@databundle/contract"
 import {
   Accounts,
   ApiKeys,
@@ -12,6 +12,8 @@ import {
   Fulfillment,
   Idempotency,
   Mailer,
+  OperatorActions,
+  Operators,
   Orders,
   PaymentProvider,
   Payments,
@@ -61,6 +63,8 @@ export const DomainLive = Layer.mergeAll(
   Settings.Settings.Default,
   Webhooks.Webhooks.Default,
   Sessions.Sessions.Default,
+  Operators.Operators.Default,
+  OperatorActions.OperatorActions.Default,
   Users.Users.Default,
   Payments.Payments.Default,
   Dashboard.Dashboard.Default,
@@ -132,13 +136,18 @@ export const routes = Routes.make(
     },
     {
       prefix: AdminApi.ADMIN_PREFIX,
-      credentials: "bearer",
+      credentials: "admin",
       policy: EndpointPolicy.fromAnnotations(AdminApi.AdminApi.annotations)
     },
     {
       prefix: DashboardApi.DASHBOARD_PREFIX,
       credentials: "session",
       policy: EndpointPolicy.fromAnnotations(DashboardApi.DashboardApi.annotations)
+    },
+    {
+      prefix: ConsoleApi.CONSOLE_PREFIX,
+      credentials: "console",
+      policy: EndpointPolicy.fromAnnotations(ConsoleApi.ConsoleApi.annotations)
     },
     operations(Health.paths.health),
     operations(Health.paths.ready),

@@ -251,7 +251,8 @@ export class Metrics extends Effect.Service<Metrics>()("server/Metrics", {
     const credentials = {
       apiKey: authFailures.labels({ credentials: "api_key" }),
       bearer: authFailures.labels({ credentials: "admin_token" }),
-      session: authFailures.labels({ credentials: "session" })
+      session: authFailures.labels({ credentials: "session" }),
+      operator: authFailures.labels({ credentials: "operator_session" })
     }
     const outcomes = {
       success: webhookAttempts.labels({ outcome: "success" }),
@@ -278,7 +279,7 @@ export class Metrics extends Effect.Service<Metrics>()("server/Metrics", {
         child.inc()
       },
       /** Counts a failed authentication with `kind` credentials. */
-      authFailed: (kind: "apiKey" | "bearer" | "session") => credentials[kind].inc(),
+      authFailed: (kind: "apiKey" | "bearer" | "session" | "operator") => credentials[kind].inc(),
       /** Records a webhook attempt. */
       webhookAttempt: (outcome: WebhookOutcome, seconds: number) => outcomes[outcome].observe(seconds),
       /** The exposition text for the whole server (every worker's under `--workers`). */

@@ -14,11 +14,18 @@ import { HttpApi, HttpMethod } from "@effect/platform"
 import { Option } from "effect"
 import type { StaticFiles } from "./StaticFiles.js"
 
+/**
+ * Which credentials authenticate requests in an area: the reseller's API key, the admin
+ * bearer token, a dashboard user's session cookie, the admin token or an operator's session
+ * cookie (`admin`), or an operator's session cookie only (`console`).
+ */
+export type Credentials = "apiKey" | "bearer" | "session" | "admin" | "console"
+
 /** A prefix of the server's paths and what every request under it needs. */
 export interface Area {
   readonly prefix: string
   /** Which credentials authenticate requests here. */
-  readonly credentials: "apiKey" | "bearer" | "session"
+  readonly credentials: Credentials
   /** The policy of a request under the prefix that names no endpoint (404, 405). */
   readonly policy: EndpointPolicy.Policy
 }

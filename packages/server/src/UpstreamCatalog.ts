@@ -81,7 +81,11 @@ export const list = Effect.gen(function*() {
 })
 
 /** POST /upstreams/catalog-sync. */
-export const sync = (payload: SyncPayload) =>
+export const sync = <R = never>(
+  payload: SyncPayload,
+  /** Runs in the transaction that applies the changes (the action log's line), only when some are applied. */
+  onApply?: (changes: ReadonlyArray<Change>, upstreams: ReadonlyArray<string>) => Effect.Effect<void, never, R>
+) =>
   Effect.gen(function*() {
     const { all } = yield* Upstreams
     const sql = yield* SqlClient.SqlClient
@@ -289,6 +293,7 @@ export const sync = (payload: SyncPayload) =>
               upstream_price = EXCLUDED.upstream_price, active = EXCLUDED.active, synced_at = now()
           `
         }
+        if (onApply !== undefined) yield* onApply(changes, targets.map((t) => t.config.name))
       })).pipe(Effect.catchTag("SqlError", Effect.die))
     }
     return {
