@@ -149,7 +149,12 @@ describe.each(targets)("operator console ($name)", (target) => {
     const failures: Array<string> = []
     page.on("console", (message) => message.type() === "error" && failures.push(message.text()))
     page.on("response", (r) => r.status() >= 400 && failures.push(`${r.status()} ${r.request().method()} ${r.url()}`))
+    const inflight = new Set<string>()
+    page.on("request", (r) => inflight.add(r.url()))
+    page.on("requestfinished", (r) => inflight.delete(r.url()))
+    page.on("requestfailed", (r) => inflight.delete(r.url()))
     onTestFailed(async () => {
+      console.log("in flight:", [...inflight].join(" "))
       console.log(failures.join("\n"), "\n", await page.locator("main").innerText().catch(() => ""))
     })
 
@@ -170,7 +175,11 @@ describe.each(targets)("operator console ($name)", (target) => {
     const meter = await transferMeter(page)
 
     // The operator's cookie is no session on the account holder's API.
-    const holderSession = await page.evaluate(async () => (await fetch("/dashboard/v1/session")).status)
+    const holderSession = await page.evaluate(async () => {
+      const answer = await fetch("/dashboard/v1/session")
+      await answer.text()
+      return answer.status
+    })
     expect(holderSession).toBe(401)
 
     // Approve the manual transfer with a double click: one credit.
@@ -245,22 +254,17 @@ describe.each(targets)("operator console ($name)", (target) => {
     fs.writeFileSync(file, JSON.stringify(catalog))
     await visit(page, meter, "Catalogue", "Catalogue")
     expect(await page.getByRole("button", { name: "Apply the import" }).isDisabled()).toBe(true)
-    await page.getByLabel("Catalogue file").setInputFiles(file)
+    await page.getByLabel("Catalogue file", { exact: true }).setInputFiles(file)
     await page.getByRole("button", { name: "Preview the changes" }).click()
     await page.getByTestId("import-preview").getByRole("cell", { name: changed.key }).waitFor()
     // Nothing changed yet.
-    const before = await admin(server, "GET", "/networks")
+    const before = await admin(server, "GET", "/catalog")
     expect(before.networks[0].bundles.find((b: any) => b.key === changed.key).price).not.toBe(changed.price)
     await shots(page, "catalog")
     await page.getByRole("button", { name: "Apply the import" }).click()
     await page.getByTestId("import-result").waitFor()
-    const after = await admin(server, "GET", "/networks")
+    const after = await admin(server, "GET", "/catalog")
     expect(after.networks[0].bundles.find((b: any) => b.key === changed.key).price).toBe(changed.price)
-
-    // The overview's charts and the webhooks page.
-    await visit(page, meter, "Overview", "Overview", "overview")
-    expect(await page.locator("figure.chart svg[role=img]").count()).toBeGreaterThanOrEqual(3)
-    await visit(page, meter, "Webhooks", "Webhooks", "webhooks")
 
     // Every change is in the action log, under the operator's name.
     await visit(page, meter, "Action log", "Action log")
@@ -280,6 +284,11 @@ describe.each(targets)("operator console ($name)", (target) => {
     expect(await log.getByRole("row").filter({ hasText: "payment.approve" }).count()).toBe(1)
     expect(await log.getByRole("row").filter({ hasText: "order.resolve" }).count()).toBe(1)
     await shots(page, "actions")
+
+    // The overview's charts and the webhooks page.
+    await visit(page, meter, "Overview", "Overview", "overview")
+    expect(await page.locator("figure.chart svg[role=img]").count()).toBeGreaterThanOrEqual(3)
+    await visit(page, meter, "Webhooks", "Webhooks", "webhooks")
 
     // Signing out ends the operator's session.
     await page.getByRole("button", { name: "Sign out" }).click()

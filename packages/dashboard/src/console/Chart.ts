@@ -52,7 +52,7 @@ const figures = (
     h("summary", null, "Show the figures"),
     h(
       "div",
-      { class: "table-wrap" },
+      { class: "table-wrap", tabindex: "0", role: "region", "aria-label": `${caption}: the figures` },
       h(
         "table",
         null,

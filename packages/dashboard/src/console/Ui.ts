@@ -13,7 +13,8 @@ export const table = (
   const numeric = columns.map((c) => typeof c !== "string")
   return h(
     "div",
-    { class: "table-wrap", "data-testid": options.testId },
+    // Focusable, so a keyboard can scroll a table wider than the screen.
+    { class: "table-wrap", "data-testid": options.testId, tabindex: "0", role: "region", "aria-label": caption },
     h(
       "table",
       null,

@@ -160,11 +160,19 @@ export const catalog: Page = {
   title: "Catalogue",
   render: async () => {
     const list = h("div")
-    const load = async () => {
-      const { networks } = await api.networks()
-      const groups = [...new Set(networks.flatMap((n) => n.bundles.flatMap((b) => Object.keys(b.prices))))].sort()
-      replace(list, networks.length === 0 ? h("p", { class: "muted" }, "No networks yet: import a catalogue file.") : networks.map((n) => networkSection(n, groups)))
-    }
+    // The list failing to load leaves the import usable: it is how a catalogue is repaired.
+    const load = () =>
+      api.networks().then(({ networks }) => {
+        const groups = [...new Set(networks.flatMap((n) => n.bundles.flatMap((b) => Object.keys(b.prices))))].sort()
+        replace(
+          list,
+          networks.length === 0
+            ? h("p", { class: "muted" }, "No networks yet: import a catalogue file.")
+            : networks.map((n) => networkSection(n, groups))
+        )
+      }, (error: unknown) => {
+        replace(list, h("p", { class: "form-message", role: "alert" }, error instanceof Error ? error.message : String(error)))
+      })
     await load()
     return h("div", null, h("h1", null, "Catalogue"), importer(() => void load()), list)
   }
