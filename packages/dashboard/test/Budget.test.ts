@@ -75,12 +75,22 @@ describe.each(targets)("dashboard budgets ($name)", (target) => {
     expect(html.headers.get("content-security-policy")).not.toContain("unsafe-inline")
     expect(html.headers.get("cache-control")).toBe("no-cache")
     expect(html.headers.get("x-content-type-options")).toBe("nosniff")
-    const script = /src="(\/assets\/app\.[0-9a-f]+\.js)"/.exec(await html.text())![1]!
+    const script = /src="(\/assets\/app\.[0-9A-Za-z]+\.js)"/.exec(await html.text())![1]!
     const asset = await fetch(`${server.origin}${script}`, { headers: { "accept-encoding": "gzip" } })
     expect(asset.headers.get("cache-control")).toBe("public, max-age=31536000, immutable")
     expect(asset.headers.get("content-encoding")).toBe("gzip")
     for (
-      const path of ["/nothing-here", "/sign-in/", "/SIGN-IN", "/%73ign-in", "/orders/", "/assets/", "/console/", "/console/nothing", "/console/accounts/"]
+      const path of [
+        "/nothing-here",
+        "/sign-in/",
+        "/SIGN-IN",
+        "/%73ign-in",
+        "/orders/",
+        "/assets/",
+        "/console/",
+        "/console/nothing",
+        "/console/accounts/"
+      ]
     ) {
       expect((await fetch(`${server.origin}${path}`)).status, path).toBe(404)
     }

@@ -269,13 +269,15 @@ describe.each(targets)("operator console ($name)", (target) => {
     // Every change is in the action log, under the operator's name.
     await visit(page, meter, "Action log", "Action log")
     const log = page.getByTestId("actions")
-    for (const [action, target] of [
-      ["payment.approve", holder.paymentNumber],
-      ["wallet.fund", String(buyer.id)],
-      ["order.resolve", orderNumber],
-      ["account.update", String(buyer.id)],
-      ["catalog.import", undefined]
-    ] as const) {
+    for (
+      const [action, target] of [
+        ["payment.approve", holder.paymentNumber],
+        ["wallet.fund", String(buyer.id)],
+        ["order.resolve", orderNumber],
+        ["account.update", String(buyer.id)],
+        ["catalog.import", undefined]
+      ] as const
+    ) {
       const rows = log.getByRole("row").filter({ hasText: action })
       await (target === undefined ? rows : rows.filter({ hasText: target })).first().waitFor()
       expect(await rows.first().textContent()).toContain(email)

@@ -32,7 +32,11 @@ const legend = (series: ReadonlyArray<Series>) =>
       h(
         "li",
         null,
-        svg("svg", { width: 12, height: 12, "aria-hidden": "true" }, svg("rect", { width: 12, height: 12, fill: s.color })),
+        svg(
+          "svg",
+          { width: 12, height: 12, "aria-hidden": "true" },
+          svg("rect", { width: 12, height: 12, fill: s.color })
+        ),
         " ",
         s.name
       )
@@ -57,12 +61,26 @@ const figures = (
         "table",
         null,
         h("caption", { class: "muted" }, caption),
-        h("thead", null, h("tr", null, h("th", { scope: "col" }, ""), series.map((s) => h("th", { scope: "col", class: "num" }, s.name)))),
+        h(
+          "thead",
+          null,
+          h(
+            "tr",
+            null,
+            h("th", { scope: "col" }, ""),
+            series.map((s) => h("th", { scope: "col", class: "num" }, s.name))
+          )
+        ),
         h(
           "tbody",
           null,
           labels.map((label, i) =>
-            h("tr", null, h("th", { scope: "row" }, label), series.map((_, j) => h("td", { class: "num" }, format(values[i]![j]!))))
+            h(
+              "tr",
+              null,
+              h("th", { scope: "row" }, label),
+              series.map((_, j) => h("td", { class: "num" }, format(values[i]![j]!)))
+            )
           )
         )
       )
@@ -120,7 +138,13 @@ export const barChart = (options: {
       parts.push(rect)
     })
     if (i % every === 0) {
-      const text = svg("text", { x: x + barWidth / 2, y: height - 6, "text-anchor": "middle", "font-size": 11, fill: "#57606a" })
+      const text = svg("text", {
+        x: x + barWidth / 2,
+        y: height - 6,
+        "text-anchor": "middle",
+        "font-size": 11,
+        fill: "#57606a"
+      })
       text.textContent = label
       parts.push(text)
     }
@@ -129,7 +153,11 @@ export const barChart = (options: {
     "figure",
     { class: "chart card" },
     h("figcaption", null, options.title),
-    svg("svg", { viewBox: `0 0 ${width} ${height}`, role: "img", "aria-label": `${options.title}: ${options.summary}` }, ...parts),
+    svg(
+      "svg",
+      { viewBox: `0 0 ${width} ${height}`, role: "img", "aria-label": `${options.title}: ${options.summary}` },
+      ...parts
+    ),
     options.series.length > 1 ? legend(options.series) : null,
     figures(options.title, options.labels, options.series, options.values, format)
   )
@@ -156,10 +184,24 @@ export const hbarChart = (options: {
     const y = i * row
     const value = options.values[i]!
     const barWidth = (value / max) * (width - left - right)
-    const name = svg("text", { x: left - 6, y: y + row / 2 + 4, "text-anchor": "end", "font-size": 12, fill: "#1b1f24" })
+    const name = svg("text", {
+      x: left - 6,
+      y: y + row / 2 + 4,
+      "text-anchor": "end",
+      "font-size": 12,
+      fill: "#1b1f24"
+    })
     name.textContent = label.length > 16 ? `${label.slice(0, 15)}…` : label
     parts.push(name)
-    parts.push(svg("rect", { x: left, y: y + 5, width: Math.max(value > 0 ? 2 : 0, barWidth), height: row - 10, fill: options.color }))
+    parts.push(
+      svg("rect", {
+        x: left,
+        y: y + 5,
+        width: Math.max(value > 0 ? 2 : 0, barWidth),
+        height: row - 10,
+        fill: options.color
+      })
+    )
     const figure = svg("text", { x: left + barWidth + 6, y: y + row / 2 + 4, "font-size": 12, fill: "#1b1f24" })
     figure.textContent = format(value)
     parts.push(figure)
@@ -170,7 +212,17 @@ export const hbarChart = (options: {
     h("figcaption", null, options.title),
     options.labels.length === 0
       ? h("p", { class: "muted" }, "Nothing yet.")
-      : svg("svg", { viewBox: `0 0 ${width} ${height}`, role: "img", "aria-label": `${options.title}: ${options.summary}` }, ...parts),
-    figures(options.title, options.labels, [{ name: options.title, color: options.color }], options.values.map((v) => [v]), format)
+      : svg("svg", {
+        viewBox: `0 0 ${width} ${height}`,
+        role: "img",
+        "aria-label": `${options.title}: ${options.summary}`
+      }, ...parts),
+    figures(
+      options.title,
+      options.labels,
+      [{ name: options.title, color: options.color }],
+      options.values.map((v) => [v]),
+      format
+    )
   )
 }

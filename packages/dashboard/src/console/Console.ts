@@ -6,8 +6,8 @@
  */
 import { ApiFailure } from "../Api.js"
 import { start } from "../App.js"
-import { client, api } from "./Endpoints.js"
-import { pages, CONSOLE_SHELL } from "./Pages.js"
+import { api, client } from "./Endpoints.js"
+import { CONSOLE_SHELL, pages } from "./Pages.js"
 import { consolePath } from "./Paths.js"
 
 declare const CONSOLE_STYLESHEET: string

@@ -1,6 +1,6 @@
 /** The console's pages and its shell (brand, navigation, sign-in page). */
 import type { Page, Shell } from "../App.js"
-import { accounts, account } from "./pages/Accounts.js"
+import { account, accounts } from "./pages/Accounts.js"
 import { actions } from "./pages/Actions.js"
 import { catalog } from "./pages/Catalog.js"
 import { money } from "./pages/Money.js"

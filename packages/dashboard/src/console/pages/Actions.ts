@@ -40,7 +40,11 @@ export const actions: Page = {
       null,
       h("h1", null, "Action log"),
       filterForm(app.go, consolePath("actions"), query, [
-        { name: "action", label: "Action", options: [{ value: "", label: "Any" }, ...ACTIONS.map((a) => ({ value: a, label: a }))] },
+        {
+          name: "action",
+          label: "Action",
+          options: [{ value: "", label: "Any" }, ...ACTIONS.map((a) => ({ value: a, label: a }))]
+        },
         {
           name: "actor",
           label: "Who",

@@ -3,10 +3,10 @@
  * deactivated on its own; the catalogue file downloaded; and a file imported only after its
  * preview (the server's dry run) has shown what it would create and update.
  */
+import { ApiFailure } from "../../Api.js"
 import type { Page } from "../../App.js"
 import { download } from "../../Csv.js"
 import { ghs, h, replace } from "../../Dom.js"
-import { ApiFailure } from "../../Api.js"
 import { api, type Bundle, type CatalogFile, type ImportResult, type Network } from "../Endpoints.js"
 import { actionButton, table } from "../Ui.js"
 
@@ -35,20 +35,37 @@ const networkSection = (network: Network, groups: ReadonlyArray<string>): Node =
       "h2",
       null,
       `${network.name} `,
-      h("span", { class: `status status-${network.active ? "successful" : "failed"}` }, network.active ? "active" : "inactive")
+      h(
+        "span",
+        { class: `status status-${network.active ? "successful" : "failed"}` },
+        network.active ? "active" : "inactive"
+      )
     ),
-    toggle(network.name, network.active, (active) => api.updateNetwork({ path: { network_id: network.id }, payload: { active } })),
+    toggle(network.name, network.active, (active) =>
+      api.updateNetwork({ path: { network_id: network.id }, payload: { active } })),
     table(
       `${network.name} bundles and prices (GH₵)`,
-      ["Bundle", "Key", ["Base", true], ...groups.map((g) => [g, true] as const), "State", ""],
+      [
+        "Bundle",
+        "Key",
+        ["Base", true],
+        ...groups.map((g) =>
+          [g, true] as const
+        ),
+        "State",
+        ""
+      ],
       network.bundles.map((b: Bundle) => [
         `${b.size} ${b.name}`,
         h("code", null, b.key),
         ghs(b.price),
         ...groups.map((g) => (b.prices[g] === undefined ? "—" : ghs(b.prices[g]!))),
         b.active ? "active" : "inactive",
-        toggle(`${network.name} ${b.size}`, b.active, (active) =>
-          api.updateBundle({ path: { bundle_id: b.id }, payload: { active } }))
+        toggle(
+          `${network.name} ${b.size}`,
+          b.active,
+          (active) => api.updateBundle({ path: { bundle_id: b.id }, payload: { active } })
+        )
       ]),
       { empty: "No bundles." }
     )
@@ -77,7 +94,12 @@ const summary = (result: ImportResult, dry: boolean): Node => {
 
 /** The import: read a file, preview it, apply exactly the previewed file. */
 const importer = (reloadList: () => void): Node => {
-  const input = h("input", { type: "file", id: "catalog-file", accept: ".json,application/json", "aria-describedby": "catalog-file-error" })
+  const input = h("input", {
+    type: "file",
+    id: "catalog-file",
+    accept: ".json,application/json",
+    "aria-describedby": "catalog-file-error"
+  })
   const error = h("p", { id: "catalog-file-error", class: "field-error" })
   const out = h("div", { role: "status", "aria-live": "polite" })
   let file: CatalogFile | undefined
@@ -117,7 +139,9 @@ const importer = (reloadList: () => void): Node => {
       } catch (e) {
         input.setAttribute("aria-invalid", "true")
         if (e instanceof ApiFailure && e.errors) {
-          error.textContent = Object.entries(e.errors).map(([path, messages]) => `${path}: ${messages.join(" ")}`).join("; ")
+          error.textContent = Object.entries(e.errors).map(([path, messages]) => `${path}: ${messages.join(" ")}`).join(
+            "; "
+          )
         } else {
           error.textContent = e instanceof Error ? e.message : String(e)
         }
@@ -171,7 +195,10 @@ export const catalog: Page = {
             : networks.map((n) => networkSection(n, groups))
         )
       }, (error: unknown) => {
-        replace(list, h("p", { class: "form-message", role: "alert" }, error instanceof Error ? error.message : String(error)))
+        replace(
+          list,
+          h("p", { class: "form-message", role: "alert" }, error instanceof Error ? error.message : String(error))
+        )
       })
     await load()
     return h("div", null, h("h1", null, "Catalogue"), importer(() => void load()), list)

@@ -125,7 +125,14 @@ export const money: Page = {
       submit: "Record",
       pending: "Recording…",
       fields: [
-        { name: "account_id", label: "Account number", type: "number", inputmode: "numeric", value: query.get("account") ?? "", attrs: { min: "1" } },
+        {
+          name: "account_id",
+          label: "Account number",
+          type: "number",
+          inputmode: "numeric",
+          value: query.get("account") ?? "",
+          attrs: { min: "1" }
+        },
         {
           name: "kind",
           label: "What",
@@ -151,7 +158,12 @@ export const money: Page = {
           hint: "An adjustment may be negative: -5 takes GH₵ 5.00 away.",
           attrs: { step: "0.01" }
         },
-        { name: "note", label: "Note", hint: "Why: a bank reference, the correction's reason. Required for an adjustment.", required: false }
+        {
+          name: "note",
+          label: "Note",
+          hint: "Why: a bank reference, the correction's reason. Required for an adjustment.",
+          required: false
+        }
       ],
       onSubmit: async (values, f) => {
         const amount = Number(values.amount)
@@ -163,18 +175,30 @@ export const money: Page = {
         const headers = { "idempotency-key": key }
         const answer = values.kind === "adjust"
           ? await api.adjust({ path, headers, payload: { amount, wallet, note: values.note! } })
-          : await api.fund({ path, headers, payload: { amount, wallet, ...(values.note ? { note: values.note } : {}) } })
-        settled("console-wallet", intent)
-        // The same figures again would be a second credit, on purpose: the form starts afresh.
+          : await api.fund({
+            path,
+            headers,
+            payload: { amount, wallet, ...(values.note ? { note: values.note } : {}) }
+          })
+        settled("console-wallet", intent) // The same figures again would be a second credit, on purpose: the form starts afresh.
         ;(f.input("amount") as HTMLInputElement).value = ""
         ;(f.input("note") as HTMLInputElement).value = ""
         f.setMessage(
-          `Recorded: ${ghs(answer.entry.amount)} on the ${answer.entry.wallet} wallet of account #${accountId}; it now holds ${
+          `Recorded: ${
+            ghs(answer.entry.amount)
+          } on the ${answer.entry.wallet} wallet of account #${accountId}; it now holds ${
             ghs(answer.entry.balance_after)
           }.`,
           "ok"
         )
-        replace(result, h("p", null, h("a", { href: consolePath("account", { id: String(accountId) }) }, `Open account #${accountId}`)))
+        replace(
+          result,
+          h(
+            "p",
+            null,
+            h("a", { href: consolePath("account", { id: String(accountId) }) }, `Open account #${accountId}`)
+          )
+        )
       }
     })
 

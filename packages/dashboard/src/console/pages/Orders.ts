@@ -7,9 +7,9 @@
 import type { Page } from "../../App.js"
 import { ghs, h, when } from "../../Dom.js"
 import { form } from "../../Form.js"
-import { keyFor, settled } from "../../Pending.js"
 import { statusBadge } from "../../pages/Home.js"
 import { filterForm, pager } from "../../pages/Orders.js"
+import { keyFor, settled } from "../../Pending.js"
 import { api, type Order } from "../Endpoints.js"
 import { consolePath } from "../Paths.js"
 import { age, queryOf, table } from "../Ui.js"
@@ -89,7 +89,9 @@ const oldestPending = async (): Promise<{ readonly orders: ReadonlyArray<Order>;
   const orders = [...last.orders].reverse()
   // The oldest page may be short: top it up from the one before.
   if (orders.length < 20 && first.pagination.last_page > 1) {
-    const before = await api.orders({ query: { status: "pending", per_page: 20, page: first.pagination.last_page - 1 } })
+    const before = await api.orders({
+      query: { status: "pending", per_page: 20, page: first.pagination.last_page - 1 }
+    })
     orders.push(...[...before.orders].reverse().slice(0, 20 - orders.length))
   }
   return { orders, total: first.pagination.total }

@@ -30,7 +30,13 @@ export const signIn: Page = {
       "div",
       null,
       h("h1", null, "Operator sign in"),
-      h("p", { class: "muted" }, "For the people who run the service. Resellers sign in ", h("a", { href: "/sign-in" }, "here"), "."),
+      h(
+        "p",
+        { class: "muted" },
+        "For the people who run the service. Resellers sign in ",
+        h("a", { href: "/sign-in" }, "here"),
+        "."
+      ),
       signInForm.element
     )
   }
