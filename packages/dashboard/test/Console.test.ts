@@ -153,6 +153,9 @@ describe.each(targets)("operator console ($name)", (target) => {
     page.on("request", (r) => inflight.add(r.url()))
     page.on("requestfinished", (r) => inflight.delete(r.url()))
     page.on("requestfailed", (r) => inflight.delete(r.url()))
+    // The changes the page asked for, by path: a double click must send one.
+    const sent: Array<string> = []
+    page.on("request", (r) => r.method() === "POST" && sent.push(new URL(r.url()).pathname))
     onTestFailed(async () => {
       console.log("in flight:", [...inflight].join(" "))
       console.log(failures.join("\n"), "\n", await page.locator("main").innerText().catch(() => ""))
@@ -183,9 +186,10 @@ describe.each(targets)("operator console ($name)", (target) => {
     expect(holderSession).toBe(401)
 
     // Approve the manual transfer with a double click: one credit.
-    const row = page.getByTestId("funding-requests").getByRole("row", { name: new RegExp(holder.paymentNumber) })
+    const row = page.getByTestId("funding-requests").getByRole("listitem").filter({ hasText: holder.paymentNumber })
     await row.getByRole("button", { name: `Approve ${holder.paymentNumber}` }).dblclick()
     await row.getByText(/Approved: GH₵ 25\.00 credited/).waitFor()
+    expect(sent.filter((p) => p.endsWith(`/payments/${holder.paymentNumber}/approve`))).toHaveLength(1)
     await shots(page, "money")
     const holderLedger = await admin(server, "GET", `/accounts/${holder.accountId}/ledger?wallet=main`)
     expect(holderLedger.entries.filter((e: any) => e.reason === "funding")).toHaveLength(1)
@@ -205,6 +209,8 @@ describe.each(targets)("operator console ($name)", (target) => {
     await page.getByLabel("Note", { exact: true }).fill("Cash at the office")
     await page.getByRole("button", { name: "Record" }).dblclick()
     await page.getByText(/Recorded: GH₵ 12\.50 on the main wallet/).waitFor()
+    // The refused zero and the one recorded movement, double click or not.
+    expect(sent.filter((p) => p.endsWith(`/accounts/${buyer.id}/wallet/fund`))).toHaveLength(2)
     // The audit, with its result.
     await page.getByRole("button", { name: "Run the audit" }).click()
     await page.getByTestId("audit-result").getByText("The books balance.").waitFor()
@@ -219,6 +225,7 @@ describe.each(targets)("operator console ($name)", (target) => {
     await pending.getByLabel("Reason").fill("Upstream never delivered")
     await pending.getByRole("button", { name: `Resolve ${orderNumber}` }).dblclick()
     await pending.getByText(/failed: GH₵ .* refunded/).waitFor()
+    expect(sent.filter((p) => p.endsWith(`/orders/${orderNumber}/resolve`))).toHaveLength(1)
     await shots(page, "orders")
     const refunds = (await server.orderEntries(buyer.id)).filter((e) => e.reason === "refund")
     expect(refunds).toHaveLength(1)

@@ -11,12 +11,12 @@ import { form } from "../../Form.js"
 import { keyFor, settled } from "../../Pending.js"
 import { api, type Audit, type Payment } from "../Endpoints.js"
 import { consolePath } from "../Paths.js"
-import { actionButton, age, table } from "../Ui.js"
+import { actionButton, age } from "../Ui.js"
 
 const accountLink = (id: number) => h("a", { href: consolePath("account", { id: String(id) }) }, `#${id}`)
 
-/** One waiting request: approve, or decline with a reason. */
-const requestRow = (payment: Payment, refresh: () => void): ReadonlyArray<Node | string> => {
+/** One waiting request, as a card (a phone has no room for a wide row): approve, or decline with a reason. */
+const requestCard = (payment: Payment, refresh: () => void): Node => {
   const approve = actionButton("Approve", {
     accessibleName: `Approve ${payment.payment_number}`,
     pending: "Approving…",
@@ -24,6 +24,7 @@ const requestRow = (payment: Payment, refresh: () => void): ReadonlyArray<Node |
     run: async () => {
       const { payment: done } = await api.approve({ path: { payment_number: payment.payment_number } })
       decline.button.disabled = true
+      reason.disabled = true
       return `Approved: ${ghs(done.amount)} credited to account #${done.account_id}.`
     }
   })
@@ -53,14 +54,21 @@ const requestRow = (payment: Payment, refresh: () => void): ReadonlyArray<Node |
       return "Declined; nothing was credited."
     }
   })
-  return [
-    payment.payment_number,
-    accountLink(payment.account_id),
-    ghs(payment.amount),
-    payment.note ?? "—",
-    `${when(payment.created_at)} (${age(payment.created_at)} ago)`,
-    h("div", { class: "row-actions" }, approve.element, reason, decline.element)
-  ]
+  return h(
+    "li",
+    { class: "card" },
+    h(
+      "p",
+      null,
+      h("strong", null, payment.payment_number),
+      ` · ${ghs(payment.amount)} for `,
+      accountLink(payment.account_id),
+      ` · asked ${when(payment.created_at)} (${age(payment.created_at)} ago)`
+    ),
+    h("p", { class: "muted" }, `Holder's note: ${payment.note ?? "none"}`),
+    h("div", { class: "row-actions" }, approve.element),
+    h("div", { class: "row-actions" }, reason, decline.element)
+  )
 }
 
 /** The audit's result, in words. */
@@ -104,12 +112,17 @@ export const money: Page = {
     const show = (payments: ReadonlyArray<Payment>) =>
       replace(
         list,
-        table(
-          "Manual transfers waiting for approval, oldest first",
-          ["Payment", "Account", ["Amount", true], "Holder's note", "Asked", "Decide"],
-          [...payments].reverse().map((p) => requestRow(p, refresh)),
-          { empty: "No funding request is waiting.", testId: "funding-requests" }
-        )
+        payments.length === 0
+          ? h("p", { class: "muted" }, "No funding request is waiting.")
+          : h(
+            "ul",
+            {
+              class: "plain",
+              "aria-label": "Manual transfers waiting, oldest first",
+              "data-testid": "funding-requests"
+            },
+            [...payments].reverse().map((p) => requestCard(p, refresh))
+          )
       )
     const refresh = () => {
       api.payments({ query: { status: "pending", method: "manual_transfer", per_page: 50 } }).then(

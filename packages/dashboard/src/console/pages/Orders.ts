@@ -67,7 +67,9 @@ const resolveForm = (o: Order): Node => {
         headers: { "idempotency-key": keyFor("console-resolve", intent, "console-") }
       })
       settled("console-resolve", intent)
-      handle.element.querySelectorAll("button, input, select").forEach((e) => ((e as HTMLInputElement).disabled = true))
+      // Done: nothing left to submit.
+      handle.element.querySelectorAll("input, select").forEach((e) => ((e as HTMLInputElement).disabled = true))
+      handle.element.querySelector(".actions")?.remove()
       handle.setMessage(
         answer.order.status === "failed"
           ? `${o.order_number} failed: ${ghs(answer.order.amount_paid)} refunded to account #${o.account_id}.`
