@@ -31,27 +31,28 @@ import {
   ValidationError
 } from "./ApiError.js"
 import { AccountDetail, ApiKeyId, ApiKeyNotFound, ApiKeyView, NewApiKey } from "./ApiKey.js"
-import { AdminBundle, AdminNetwork, CatalogFile, ImportSummary, UpdateBundlePayload, UpdateNetworkPayload } from "./Catalog.js"
-import { Delivery, DeliveryNotFound, ListDeliveriesParams } from "./DeliveryLog.js"
 import { BundleId, BundleNotFound } from "./Bundle.js"
+import {
+  AdminBundle,
+  AdminNetwork,
+  CatalogFile,
+  ImportSummary,
+  UpdateBundlePayload,
+  UpdateNetworkPayload
+} from "./Catalog.js"
+import { Delivery, DeliveryNotFound, ListDeliveriesParams } from "./DeliveryLog.js"
 import { BodyLimit, CarriesSecret } from "./EndpointPolicy.js"
 import { IdempotencyHeaders } from "./Idempotency.js"
 import { IntegerText } from "./Identifier.js"
 import { AuditReport, LedgerEntry } from "./Ledger.js"
 import { ListMailParams, OutboxMail } from "./Mail.js"
+import { NetworkId, NetworkNotFound } from "./Network.js"
+import { CreateOperatorPayload, OPERATOR_COOKIE, OperatorId, OperatorNotFound, OperatorSummary } from "./Operator.js"
+import { ListActionsParams, OperatorAction } from "./OperatorAction.js"
 import { AdminOrder, OrderNotFound, OrderStatus, Pagination, Reference, ResolveOrderPayload } from "./Order.js"
 import { pageParams } from "./Page.js"
 import { AdminPayment, DeclinePaymentPayload, ListPaymentsParams, PaymentNotFound } from "./Payment.js"
-import { NetworkId, NetworkNotFound } from "./Network.js"
 import { PhoneNumber } from "./Phone.js"
-import {
-  CreateOperatorPayload,
-  OPERATOR_COOKIE,
-  OperatorId,
-  OperatorNotFound,
-  OperatorSummary
-} from "./Operator.js"
-import { ListActionsParams, OperatorAction } from "./OperatorAction.js"
 import { StatsFields, StatsParams } from "./Stats.js"
 import { text } from "./Text.js"
 import { CatalogSyncPayload, CatalogSyncResponse, UpstreamsResponse } from "./Upstream.js"

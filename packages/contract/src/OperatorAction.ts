@@ -43,7 +43,17 @@ export const ActionName = Schema.Literal(...ACTIONS).annotations({
 export type ActionName = typeof ActionName.Type
 
 /** What kind of thing an action changed. */
-export const TARGET_KINDS = ["account", "key", "order", "payment", "catalog", "network", "bundle", "webhook_event", "operator"] as const
+export const TARGET_KINDS = [
+  "account",
+  "key",
+  "order",
+  "payment",
+  "catalog",
+  "network",
+  "bundle",
+  "webhook_event",
+  "operator"
+] as const
 
 /** A target's kind. */
 export const TargetKind = Schema.Literal(...TARGET_KINDS).annotations({

@@ -13,7 +13,9 @@ export const MAX_HOURS = 168
 /** Query parameters of GET /admin/v1/stats. */
 export const StatsParams = Schema.Struct({
   days: Schema.optional(integerParam(1, MAX_DAYS)).annotations({ description: "Days of daily totals, default 30" }),
-  hours: Schema.optional(integerParam(1, MAX_HOURS)).annotations({ description: "Hours of orders per hour, default 24" })
+  hours: Schema.optional(integerParam(1, MAX_HOURS)).annotations({
+    description: "Hours of orders per hour, default 24"
+  })
 }).annotations({ parseOptions: { errors: "all" } })
 
 /** The type of `StatsParams`. */

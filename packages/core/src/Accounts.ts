@@ -141,7 +141,11 @@ export class Accounts extends Effect.Service<Accounts>()("core/Accounts", {
         conditions.push(sql`(
           lower(a.name) LIKE ${pattern}
           OR EXISTS (SELECT 1 FROM users u WHERE u.account_id = a.id AND (u.email LIKE ${pattern}
-            ${digits.length >= 3 ? sql`OR u.phone LIKE ${`%${digits.slice(digits.startsWith("233") ? 3 : digits.startsWith("0") ? 1 : 0)}%`}` : sql``}))
+            ${
+          digits.length >= 3
+            ? sql`OR u.phone LIKE ${`%${digits.slice(digits.startsWith("233") ? 3 : digits.startsWith("0") ? 1 : 0)}%`}`
+            : sql``
+        }))
           ${id === null ? sql`` : sql`OR a.id = ${id}`}
         )`)
       }

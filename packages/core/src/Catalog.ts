@@ -6,7 +6,7 @@
  * server processes (the importing process drops its cache at once). Prices charged are
  * never taken from this cache: placement reads the price inside its own transaction.
  */
-import { ApiError, type Bundle, type Catalog as CatalogFile, Network } from "@databundle/contract"
+import { ApiError, Bundle, type Catalog as CatalogFile, Network } from "@databundle/contract"
 import { SqlClient } from "@effect/sql"
 import { Cache, Data, Effect, Option } from "effect"
 import { int8, orDie } from "./Database.js"
@@ -180,7 +180,112 @@ export class Catalog extends Effect.Service<Catalog>()("core/Catalog", {
       return file
     }).pipe(orDie, Effect.withSpan("Catalog.export"))
 
-    return { networks, bundles, importFile, exportFile }
+    /** Every network with every bundle and its prices per group, active or not, for the operator. */
+    const adminNetworks = Effect.fn("Catalog.adminNetworks")(function*(only?: number) {
+      const groups = yield* sql<{ id: number; name: string }>`SELECT id, name FROM price_groups`
+      const networkRows = yield* sql<NetworkRow>`
+        SELECT * FROM networks ${only === undefined ? sql`` : sql`WHERE id = ${only}`} ORDER BY sort_order, id
+      `
+      const bundleRows = yield* sql<BundleRow>`
+        SELECT * FROM bundles ${only === undefined ? sql`` : sql`WHERE network_id = ${only}`} ORDER BY sort_order, id
+      `
+      const priceRows = yield* sql<PriceRow>`
+        SELECT p.* FROM bundle_prices p ${
+        only === undefined ? sql`` : sql`JOIN bundles b ON b.id = p.bundle_id WHERE b.network_id = ${only}`
+      }
+      `
+      const groupName = new Map(groups.map((g) => [g.id, g.name]))
+      const pricesOf = new Map<number, Record<string, bigint>>()
+      for (const p of priceRows) {
+        const prices = pricesOf.get(p.bundle_id) ?? {}
+        prices[groupName.get(p.price_group_id)!] = int8(p.price)
+        pricesOf.set(p.bundle_id, prices)
+      }
+      return networkRows.map((n): CatalogFile.AdminNetwork => ({
+        id: n.id,
+        slug: n.slug,
+        name: n.name,
+        color: n.color,
+        delivery: n.delivery,
+        active: n.active,
+        bundles: bundleRows.filter((b) => b.network_id === n.id).map((b) => adminBundle(b, pricesOf.get(b.id) ?? {}))
+      }))
+    }, orDie)
+
+    const adminBundle = (b: BundleRow, prices: Record<string, bigint>): CatalogFile.AdminBundle => ({
+      id: b.id,
+      network_id: b.network_id,
+      key: b.key,
+      size: b.size,
+      name: b.name,
+      badge: b.badge,
+      active: b.active,
+      price: int8(b.base_price),
+      prices
+    })
+
+    /** Activates or deactivates a network (its bundles keep their own flags). */
+    const updateNetwork = Effect.fn("Catalog.updateNetwork")(function*(id: number, active: boolean) {
+      const updated = yield* orDie(sql<{ id: number }>`
+        UPDATE networks SET active = ${active}, updated_at = now() WHERE id = ${id} RETURNING id
+      `)
+      if (updated.length === 0) return yield* new Network.NetworkNotFound({ message: `Network ${id} not found` })
+      yield* networksCache.invalidateAll
+      yield* bundlesCache.invalidateAll
+      return (yield* adminNetworks(id))[0]!
+    })
+
+    /**
+     * Changes one bundle: its active flag, its base price, and its price per group (a price
+     * sets the group's own, `null` removes it so the group pays the base price). An unknown
+     * group is a 422 on `prices.<group>` and changes nothing.
+     */
+    const updateBundle = Effect.fn("Catalog.updateBundle")(
+      function*(id: number, patch: CatalogFile.UpdateBundlePayload) {
+        const [row] = yield* orDie(sql<BundleRow>`SELECT * FROM bundles WHERE id = ${id} FOR UPDATE`)
+        if (row === undefined) return yield* new Bundle.BundleNotFound({ message: `Bundle ${id} not found` })
+        const groups = yield* orDie(sql<{ id: number; name: string }>`SELECT id, name FROM price_groups`)
+        const groupId = new Map(groups.map((g) => [g.name, g.id]))
+        const groupName = new Map(groups.map((g) => [g.id, g.name]))
+        const priceRows = yield* orDie(sql<PriceRow>`SELECT * FROM bundle_prices WHERE bundle_id = ${id}`)
+        const before = adminBundle(
+          row,
+          Object.fromEntries(priceRows.map((p) => [groupName.get(p.price_group_id)!, int8(p.price)]))
+        )
+        const unknown = Object.keys(patch.prices ?? {}).filter((name) => !groupId.has(name))
+        if (unknown.length > 0) {
+          return yield* new ApiError.ValidationError({
+            message: `prices names unknown price groups: ${unknown.join(", ")}`,
+            errors: Object.fromEntries(
+              unknown.map((name) => [`prices.${name}`, [`prices.${name} is not a price group`]])
+            )
+          })
+        }
+        const changes: Record<string, unknown> = {}
+        if (patch.active !== undefined) changes.active = patch.active
+        if (patch.price !== undefined) changes.base_price = patch.price
+        if (Object.keys(changes).length > 0) {
+          yield* orDie(sql`UPDATE bundles SET ${sql.update(changes)}, updated_at = now() WHERE id = ${id}`)
+        }
+        for (const [name, price] of Object.entries(patch.prices ?? {})) {
+          const group = groupId.get(name)!
+          yield* orDie(
+            price === null
+              ? sql`DELETE FROM bundle_prices WHERE bundle_id = ${id} AND price_group_id = ${group}`
+              : sql`
+              INSERT INTO bundle_prices (bundle_id, price_group_id, price) VALUES (${id}, ${group}, ${price})
+              ON CONFLICT (bundle_id, price_group_id) DO UPDATE SET price = EXCLUDED.price
+            `
+          )
+        }
+        yield* networksCache.invalidateAll
+        yield* bundlesCache.invalidateAll
+        const network = (yield* adminNetworks(row.network_id))[0]!
+        return { before, after: network.bundles.find((b) => b.id === id)! }
+      }
+    )
+
+    return { networks, bundles, importFile, exportFile, adminNetworks, updateNetwork, updateBundle }
   })
 }) {}
 

@@ -88,7 +88,9 @@ export class OperatorActions extends Effect.Service<OperatorActions>()("core/Ope
       if (query.target_id !== undefined) conditions.push(sql`l.target_id = ${query.target_id}`)
       if (query.account_id !== undefined) conditions.push(sql`l.account_id = ${query.account_id}`)
       const where = sql.and(conditions)
-      const [count] = yield* orDie(sql<{ total: string }>`SELECT count(*) AS total FROM operator_actions l WHERE ${where}`)
+      const [count] = yield* orDie(
+        sql<{ total: string }>`SELECT count(*) AS total FROM operator_actions l WHERE ${where}`
+      )
       const rows = yield* orDie(sql<Row>`
         SELECT l.*, o.email AS operator_email
         FROM operator_actions l LEFT JOIN operators o ON o.id = l.operator_id

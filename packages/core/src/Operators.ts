@@ -13,8 +13,8 @@ import { isUniqueViolation, orDie } from "./Database.js"
 import * as Passwords from "./Passwords.js"
 import { RateLimiter } from "./RateLimiter.js"
 import { ABSOLUTE_DAYS, csrfToken, IDLE_DAYS, looksLikeToken, newToken } from "./Sessions.js"
-import { signInThrottle } from "./Users.js"
 import * as Tokens from "./Tokens.js"
+import { signInThrottle } from "./Users.js"
 
 /** Who an operator session is. */
 export interface OperatorPrincipal {

@@ -29,6 +29,9 @@ import * as Tokens from "./Tokens.js"
 /** Deliveries are retried for at least this long before an event is abandoned. */
 export const RETRY_WINDOW = Duration.hours(25)
 
+/** The most endpoints the operator's health list shows (failing ones first). */
+export const HEALTH_LIMIT = 500
+
 /** The wait before attempt `n + 1`: 10 s doubling per attempt, at most an hour. */
 export const backoff = (attempts: number): Duration.Duration =>
   Duration.seconds(Math.min(10 * 2 ** Math.max(0, attempts - 1), 3600))
@@ -282,6 +285,61 @@ export class Webhooks extends Effect.Service<Webhooks>()("core/Webhooks", {
     })
 
     /**
+     * The health of every account's webhook endpoint, for the operator: accounts with a URL or
+     * with events still queued or abandoned, the failing ones first (oldest failure first), at
+     * most `HEALTH_LIMIT`. Each figure is read per account by an index of its own.
+     */
+    const health = orDie(sql<{
+      account_id: number
+      account_name: string
+      url: string | null
+      backlog: string | number | null
+      oldest_queued_at: Date | null
+      failing_since: Date | null
+      abandoned: string | number | null
+      last_status: number | null
+      last_attempt_at: Date | null
+    }>`
+      SELECT a.id AS account_id, a.name AS account_name, a.webhook_url AS url, q.backlog, q.oldest_queued_at,
+        q.failing_since, ab.abandoned, la.last_status, la.last_attempt_at
+      FROM accounts a
+      CROSS JOIN LATERAL (
+        SELECT count(*) AS backlog, min(e.queued_at) AS oldest_queued_at,
+          min(e.queued_at) FILTER (
+            WHERE e.attempts - (CASE WHEN e.leased_until > now() THEN 1 ELSE 0 END) > 0
+          ) AS failing_since
+        FROM webhook_events e
+        WHERE e.account_id = a.id AND e.queued_at IS NOT NULL AND e.delivered_at IS NULL AND e.abandoned_at IS NULL
+      ) q
+      CROSS JOIN LATERAL (
+        SELECT count(*) AS abandoned FROM webhook_events e WHERE e.account_id = a.id AND e.abandoned_at IS NOT NULL
+      ) ab
+      LEFT JOIN LATERAL (
+        SELECT e.last_status, e.last_attempt_at FROM webhook_events e
+        WHERE e.account_id = a.id AND e.last_attempt_at IS NOT NULL
+        ORDER BY e.last_attempt_at DESC LIMIT 1
+      ) la ON true
+      WHERE a.webhook_url IS NOT NULL OR q.backlog > 0 OR ab.abandoned > 0
+      ORDER BY q.failing_since IS NULL, q.failing_since, ab.abandoned DESC, a.id
+      LIMIT ${HEALTH_LIMIT}
+    `).pipe(
+      Effect.map((rows) =>
+        rows.map((row) => ({
+          account_id: row.account_id,
+          account_name: row.account_name,
+          url: row.url,
+          backlog: Number(row.backlog ?? 0),
+          oldest_queued_at: row.oldest_queued_at,
+          failing_since: row.failing_since,
+          abandoned: Number(row.abandoned ?? 0),
+          last_status: row.last_status,
+          last_attempt_at: row.last_attempt_at
+        }))
+      ),
+      Effect.withSpan("Webhooks.health")
+    )
+
+    /**
      * Records a test event of a type for the account, marked `test: true`, with data that
      * describes nothing real; delivered like any other when the account has a webhook URL.
      */
@@ -324,7 +382,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("core/Webhooks", {
       return found
     })
 
-    return { enqueue, events, deliveries, delivery, resend, trigger, settings }
+    return { enqueue, events, deliveries, delivery, resend, trigger, settings, health }
   })
 }) {}
 

@@ -36,6 +36,8 @@ export * as Payments from "./Payments.js"
 export * as RateLimiter from "./RateLimiter.js"
 /** Dashboard sessions. */
 export * as Sessions from "./Sessions.js"
+/** The console's figures for its charts. */
+export * as Stats from "./Stats.js"
 /** Tunables. */
 export * as Settings from "./Settings.js"
 /** Random identifiers and secrets. */

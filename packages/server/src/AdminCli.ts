@@ -1,7 +1,7 @@
 /**
  * `bundles-server admin ...`: the operator's commands, laid out like the reseller's `bundles`:
  * one module per command group under `admin/` (catalog, accounts, keys, wallet, audit,
- * orders, payments, emails), each leaf one call of the admin API through the client derived from the contract
+ * orders, payments, emails, operators, actions), each leaf one call of the admin API through the client derived from the contract
  * (`AdminClient`), and this small tree. `--json` prints the call's response body; otherwise
  * the output is text for people, printed with the terminal toolkit both command lines share.
  * Every leaf takes `--json`, `--url` and `--token` after the whole command.
@@ -10,10 +10,12 @@ import { Command } from "@effect/cli"
 import { NodeHttpClient } from "@effect/platform-node"
 import { Layer } from "effect"
 import { accounts } from "./admin/Accounts.js"
+import { actions } from "./admin/Actions.js"
 import { audit } from "./admin/Audit.js"
 import { catalog } from "./admin/Catalog.js"
 import { emails } from "./admin/Emails.js"
 import { keys } from "./admin/Keys.js"
+import { operators } from "./admin/Operators.js"
 import { orders } from "./admin/Orders.js"
 import { payments } from "./admin/Payments.js"
 import { upstreams } from "./admin/Upstreams.js"
@@ -32,6 +34,18 @@ export { CliFailure } from "@databundle/terminal/Failure"
  */
 export const command = Command.make("admin").pipe(
   Command.withDescription("Operate a running server through its admin API"),
-  Command.withSubcommands([catalog, accounts, keys, wallet, audit, orders, upstreams, payments, emails]),
+  Command.withSubcommands([
+    catalog,
+    accounts,
+    keys,
+    wallet,
+    audit,
+    orders,
+    upstreams,
+    payments,
+    emails,
+    operators,
+    actions
+  ]),
   Command.provide(Layer.mergeAll(NodeHttpClient.layer, Logging.toStderr))
 )

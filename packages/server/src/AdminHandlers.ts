@@ -128,15 +128,24 @@ export const WalletsLive = HttpApiBuilder.group(ServerApi, "wallets", (handlers)
     const { logged } = yield* ActionLog.make
     const movement = (action: "wallet.fund" | "wallet.adjust", accountId: number) =>
     (
-      result: { readonly entry: { readonly id: number; readonly amount: bigint; readonly wallet: string; readonly note: string | null } }
+      result: {
+        readonly entry: {
+          readonly id: number
+          readonly amount: bigint
+          readonly wallet: string
+          readonly note: string | null
+        }
+      }
     ) => ({
       action,
       targetKind: "account" as const,
       targetId: accountId,
       accountId,
-      summary: `${action === "wallet.fund" ? "Funded" : "Adjusted"} the ${result.entry.wallet} wallet of account ${accountId} by ${
-        Money.formatGhs(result.entry.amount)
-      }${result.entry.note === null ? "" : `: ${result.entry.note}`}`,
+      summary: `${
+        action === "wallet.fund" ? "Funded" : "Adjusted"
+      } the ${result.entry.wallet} wallet of account ${accountId} by ${Money.formatGhs(result.entry.amount)}${
+        result.entry.note === null ? "" : `: ${result.entry.note}`
+      }`,
       detail: {
         wallet: result.entry.wallet,
         amount: Money.formatCedis(result.entry.amount),
@@ -218,7 +227,11 @@ export const OrdersAdminLive = HttpApiBuilder.group(ServerApi, "ordersAdmin", (h
               summary: `Resolved order ${order.order_number} as ${payload.status}${
                 payload.note === undefined ? "" : `: ${payload.note}`
               }`,
-              detail: { status: payload.status, note: payload.note ?? null, amount: Money.formatCedis(order.amount_paid) }
+              detail: {
+                status: payload.status,
+                note: payload.note ?? null,
+                amount: Money.formatCedis(order.amount_paid)
+              }
             })),
             (order) => ok({ order })
           )
@@ -266,7 +279,9 @@ export const PaymentsAdminLive = HttpApiBuilder.group(ServerApi, "paymentsAdmin"
             targetKind: "payment",
             targetId: payment.payment_number,
             accountId: payment.account_id,
-            summary: `Approved payment ${payment.payment_number}: ${Money.formatGhs(payment.amount)} to account ${payment.account_id}`,
+            summary: `Approved payment ${payment.payment_number}: ${
+              Money.formatGhs(payment.amount)
+            } to account ${payment.account_id}`,
             detail: { amount: Money.formatCedis(payment.amount) }
           })),
           (payment) => ok({ payment })

@@ -4,8 +4,8 @@
  * single catalogue changes). The operator session and its CSRF token were checked by the
  * gateway.
  */
-import { Operator } from "@databundle/contract"
-import { OperatorActions, Operators } from "@databundle/core"
+import { Money, Operator } from "@databundle/contract"
+import { Accounts, Catalog, OperatorActions, Operators, Stats, Webhooks } from "@databundle/core"
 import { HttpApiBuilder, HttpApp, HttpServerResponse } from "@effect/platform"
 import { Effect, FiberRef, Layer } from "effect"
 import * as ActionLog from "./ActionLog.js"
@@ -40,34 +40,38 @@ export const ConsoleAccessLive = HttpApiBuilder.group(ServerApi, "consoleAccess"
   }))
 
 /** The signed-in operator's session. */
-export const ConsoleSessionLive = HttpApiBuilder.group(ServerApi, "consoleSession", (handlers) =>
-  Effect.gen(function*() {
-    const operators = yield* Operators.Operators
-    const config = yield* Effect.orDie(ServerConfig.dashboard)
-    return handlers
-      .handle("current", () =>
-        Effect.gen(function*() {
-          const caller = yield* FiberRef.get(RequestContext.caller)
-          if (caller._tag !== "Staff") return yield* Effect.dieMessage("a console session endpoint without a session")
-          const operator = yield* Effect.orDie(operators.get(caller.session.operatorId))
-          return ok({
-            operator: Operators.toView(operator),
-            csrf_token: caller.csrf,
-            expires_at: caller.session.expiresAt
-          })
-        }))
-      .handle("signOut", () =>
-        Effect.gen(function*() {
-          const { sessionId } = yield* Operator.CurrentOperator
-          yield* operators.end(sessionId)
-          yield* HttpApp.appendPreResponseHandler((_, response) =>
-            Effect.succeed(
-              HttpServerResponse.expireCookie(response, Operator.OPERATOR_COOKIE, cookieOptions(config.secureCookies))
+export const ConsoleSessionLive = HttpApiBuilder.group(
+  ServerApi,
+  "consoleSession",
+  (handlers) =>
+    Effect.gen(function*() {
+      const operators = yield* Operators.Operators
+      const config = yield* Effect.orDie(ServerConfig.dashboard)
+      return handlers
+        .handle("current", () =>
+          Effect.gen(function*() {
+            const caller = yield* FiberRef.get(RequestContext.caller)
+            if (caller._tag !== "Staff") return yield* Effect.dieMessage("a console session endpoint without a session")
+            const operator = yield* Effect.orDie(operators.get(caller.session.operatorId))
+            return ok({
+              operator: Operators.toView(operator),
+              csrf_token: caller.csrf,
+              expires_at: caller.session.expiresAt
+            })
+          }))
+        .handle("signOut", () =>
+          Effect.gen(function*() {
+            const { sessionId } = yield* Operator.CurrentOperator
+            yield* operators.end(sessionId)
+            yield* HttpApp.appendPreResponseHandler((_, response) =>
+              Effect.succeed(
+                HttpServerResponse.expireCookie(response, Operator.OPERATOR_COOKIE, cookieOptions(config.secureCookies))
+              )
             )
-          )
-          return { success: true as const, message: "Signed out" }
-        }))
-  }))
+            return { success: true as const, message: "Signed out" }
+          }))
+    })
+)
 
 /** The operators. */
 export const OperatorsLive = HttpApiBuilder.group(ServerApi, "operators", (handlers) =>
@@ -107,7 +111,97 @@ export const ActionsLive = HttpApiBuilder.group(ServerApi, "actions", (handlers)
     return handlers.handle("list", ({ urlParams }) => Effect.map(log.list(urlParams), ok))
   }))
 
-const pending = Effect.dieMessage("not built yet")
+/** The figures for the charts. */
+export const StatsLive = HttpApiBuilder.group(ServerApi, "stats", (handlers) =>
+  Effect.gen(function*() {
+    const stats = yield* Stats.Stats
+    return handlers.handle("get", ({ urlParams }) => Effect.map(stats.get(urlParams), ok))
+  }))
+
+/** Webhook health, an account's deliveries, and resending one. */
+export const WebhooksAdminLive = HttpApiBuilder.group(ServerApi, "webhooksAdmin", (handlers) =>
+  Effect.gen(function*() {
+    const webhooks = yield* Webhooks.Webhooks
+    const accounts = yield* Accounts.Accounts
+    const { logged } = yield* ActionLog.make
+    return handlers
+      .handle("health", () => Effect.map(webhooks.health, (endpoints) => ok({ endpoints })))
+      .handle("deliveries", ({ path, urlParams }) =>
+        Effect.gen(function*() {
+          yield* accounts.show(path.account_id)
+          return ok(yield* webhooks.deliveries(path.account_id, urlParams))
+        }))
+      .handle("resend", ({ path }) =>
+        Effect.gen(function*() {
+          yield* accounts.show(path.account_id)
+          const delivery = yield* logged(webhooks.resend(path.account_id, path.event_id), (delivery) => ({
+            action: "webhook.resend",
+            targetKind: "webhook_event",
+            targetId: delivery.id,
+            accountId: path.account_id,
+            summary: `Resent ${delivery.event_type} event ${delivery.id} of account ${path.account_id}`,
+            detail: { event_type: delivery.event_type }
+          }))
+          return ok({ delivery })
+        }))
+  }))
+
+const priceText = (price: bigint | undefined) => price === undefined ? "base" : Money.formatGhs(price)
+
+/** Networks and bundles one at a time. */
+export const CatalogAdminLive = HttpApiBuilder.group(ServerApi, "catalogAdmin", (handlers) =>
+  Effect.gen(function*() {
+    const catalog = yield* Catalog.Catalog
+    const { logged } = yield* ActionLog.make
+    return handlers
+      .handle("networks", () => Effect.map(catalog.adminNetworks(), (networks) => ok({ networks })))
+      .handle("updateNetwork", ({ path, payload }) =>
+        Effect.map(
+          logged(catalog.updateNetwork(path.network_id, payload.active), (network) => ({
+            action: "network.update",
+            targetKind: "network",
+            targetId: network.id,
+            summary: `${payload.active ? "Activated" : "Deactivated"} network ${network.name} (${network.slug})`,
+            detail: { active: payload.active }
+          })),
+          (network) => ok({ network })
+        ))
+      .handle("updateBundle", ({ path, payload }) =>
+        Effect.map(
+          logged(catalog.updateBundle(path.bundle_id, payload), ({ after, before }) => {
+            const parts: Array<string> = []
+            const detail: Record<string, unknown> = {}
+            if (payload.active !== undefined && payload.active !== before.active) {
+              parts.push(payload.active ? "activated" : "deactivated")
+            }
+            if (payload.active !== undefined) detail.active = payload.active
+            if (payload.price !== undefined) {
+              if (payload.price !== before.price) {
+                parts.push(`base price ${Money.formatGhs(before.price)} -> ${Money.formatGhs(after.price)}`)
+              }
+              detail.price = Money.formatCedis(after.price)
+            }
+            if (payload.prices !== undefined) {
+              const prices: Record<string, string | null> = {}
+              for (const [group, price] of Object.entries(payload.prices)) {
+                if (before.prices[group] !== (price ?? undefined)) {
+                  parts.push(`${group} ${priceText(before.prices[group])} -> ${priceText(price ?? undefined)}`)
+                }
+                prices[group] = price === null ? null : Money.formatCedis(price)
+              }
+              detail.prices = prices
+            }
+            return {
+              action: "bundle.update",
+              targetKind: "bundle",
+              targetId: after.id,
+              summary: `Bundle ${after.key}: ${parts.length === 0 ? "no change" : parts.join(", ")}`,
+              detail
+            }
+          }),
+          ({ after }) => ok({ bundle: after })
+        ))
+  }))
 
 /** Every handler of the console's endpoints. */
 export const layer = Layer.mergeAll(
@@ -115,11 +209,7 @@ export const layer = Layer.mergeAll(
   ConsoleSessionLive,
   OperatorsLive,
   ActionsLive,
-  HttpApiBuilder.group(ServerApi, "stats", (h) => Effect.succeed(h.handle("get", () => pending))),
-  HttpApiBuilder.group(ServerApi, "webhooksAdmin", (h) =>
-    Effect.succeed(h.handle("health", () => pending).handle("deliveries", () => pending).handle("resend", () => pending))),
-  HttpApiBuilder.group(ServerApi, "catalogAdmin", (h) =>
-    Effect.succeed(
-      h.handle("networks", () => pending).handle("updateNetwork", () => pending).handle("updateBundle", () => pending)
-    ))
+  StatsLive,
+  WebhooksAdminLive,
+  CatalogAdminLive
 )

@@ -61,5 +61,16 @@ export const examples: Examples = {
   "admin payments decline": [
     "bundles-server admin payments decline PAY-7F3A9C2K8Q1M --reason \"No transfer arrived\""
   ],
-  "admin emails": ["bundles-server admin emails", "bundles-server admin emails --to kofi@example.com"]
+  "admin emails": ["bundles-server admin emails", "bundles-server admin emails --to kofi@example.com"],
+  "admin operators list": ["bundles-server admin operators list", "bundles-server admin operators list --json"],
+  "admin operators create": [
+    "bundles-server admin operators create --email efua@example.com --name \"Efua Owusu\"",
+    "bundles-server admin operators create --email k@example.com --name Kofi --password-stdin < pw.txt"
+  ],
+  "admin operators disable": ["bundles-server admin operators disable 2"],
+  "admin actions": [
+    "bundles-server admin actions",
+    "bundles-server admin actions --actor operator:2 --action wallet.fund",
+    "bundles-server admin actions --target-kind order --target-id ORD-7F3A9C2K8Q1M --json"
+  ]
 }

@@ -328,7 +328,10 @@ export const make = (api: HttpApi.HttpApi.Any, routes: Routes.Routes) =>
           )
         }
         // A signed-in request (dashboard or console) that changes anything proves it came from its page.
-        if ((caller._tag === "Holder" || caller._tag === "Staff") && endpoint.authenticated && !SAFE_METHODS.has(request.method)) {
+        if (
+          (caller._tag === "Holder" || caller._tag === "Staff") && endpoint.authenticated &&
+          !SAFE_METHODS.has(request.method)
+        ) {
           const sent = request.headers[Session.CSRF_HEADER]
           if (sent === undefined || !sameText(sent, caller.csrf)) {
             return yield* new ApiError.Forbidden({

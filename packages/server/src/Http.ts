@@ -20,6 +20,7 @@ import {
   RateLimiter,
   Sessions,
   Settings,
+  Stats,
   Users,
   Wallet,
   Webhooks
@@ -65,6 +66,7 @@ export const DomainLive = Layer.mergeAll(
   Sessions.Sessions.Default,
   Operators.Operators.Default,
   OperatorActions.OperatorActions.Default,
+  Stats.Stats.Default,
   Users.Users.Default,
   Payments.Payments.Default,
   Dashboard.Dashboard.Default,

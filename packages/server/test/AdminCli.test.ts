@@ -530,6 +530,42 @@ for (const target of targets) {
           assert.include(succeeded(viaFile).stdout, "Audit OK")
         }))
 
+      it.effect("creates, lists and disables operators; shows the action log", () =>
+        Effect.gen(function*() {
+          const email = `cli${Date.now().toString(36)}@example.com`
+          const created = succeeded(yield* admin("operators", "create", "--email", email, "--name", "Esi", "--json"))
+          const operator = JSON.parse(created.stdout).operator
+          assert.strictEqual(operator.email, email)
+          // Without --password-stdin a password is made and printed once; it signs in.
+          const other = `cli2${Date.now().toString(36)}@example.com`
+          const made = succeeded(yield* admin("operators", "create", "--email", other, "--name", "Yaw"))
+          const password = /^ {2}(\S+)$/m.exec(made.stdout)![1]!
+          assert.isAtLeast(password.length, 10)
+          const signedIn = yield* raw("POST", "/console/v1/session", { body: { email: other, password } })
+          assert.strictEqual(signedIn.status, 200, signedIn.text)
+          const listed = succeeded(yield* admin("operators", "list"))
+          assert.include(listed.stdout, email)
+          assert.include(listed.stdout, "active")
+          failedWith(
+            yield* admin("operators", "create", "--email", email, "--name", "Esi"),
+            "already exists"
+          )
+          succeeded(yield* admin("operators", "disable", String(operator.id)))
+          assert.include(succeeded(yield* admin("operators", "list")).stdout, "disabled")
+          const log = succeeded(yield* admin("actions", "--action", "operator.disable", "--json"))
+          const lines = JSON.parse(log.stdout).actions
+          assert.strictEqual(lines[0].target_id, String(operator.id))
+          assert.strictEqual(lines[0].actor_kind, "token")
+          const text = succeeded(
+            yield* admin("actions", "--target-kind", "operator", "--target-id", String(operator.id))
+          )
+          assert.include(text.stdout, "admin token")
+          assert.include(text.stdout, "operator.create")
+          usageError(yield* admin("actions", "--action", "wallet.steal"), "operator.disable")
+          usageError(yield* admin("operators", "create", "--email", "not-an-email", "--name", "x"), "--email")
+          usageError(yield* admin("operators", "disable", "0"), "ID")
+        }))
+
       it.effect("refuses bad usage before calling anything (exit 2)", () =>
         Effect.gen(function*() {
           usageError(yield* admin("wallet", "fund", "--account", "1", "--amount", "1.234"), "--amount")

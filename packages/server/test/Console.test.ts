@@ -7,9 +7,20 @@
  */
 import { AdminApi, ConsoleApi, Operator, Session } from "@databundle/contract"
 import { targets } from "@databundle/core/testing"
+import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { ADMIN_TOKEN, adminClient, newAccount, raw, type RawOptions, resellerClient, seedCatalog, serverLayer } from "./Harness.js"
+import * as http from "node:http"
+import {
+  ADMIN_TOKEN,
+  adminClient,
+  newAccount,
+  raw,
+  type RawOptions,
+  resellerClient,
+  seedCatalog,
+  serverLayer
+} from "./Harness.js"
 
 const CONSOLE = ConsoleApi.CONSOLE_PREFIX
 const ADMIN = AdminApi.ADMIN_PREFIX
@@ -40,8 +51,7 @@ const call = (
   return raw(method, path, { ...options, headers })
 }
 
-const signIn = (email: string, password = PASSWORD) =>
-  raw("POST", `${CONSOLE}/session`, { body: { email, password } })
+const signIn = (email: string, password = PASSWORD) => raw("POST", `${CONSOLE}/session`, { body: { email, password } })
 
 const cookieOf = (setCookie: string | undefined) => {
   assert.isDefined(setCookie, "a Set-Cookie header")
@@ -220,7 +230,9 @@ for (const target of targets) {
           const holder = yield* raw("POST", "/dashboard/v1/session", { body: { email, password: PASSWORD } })
           assert.strictEqual(holder.status, 200)
           const holderCookie = new RegExp(`${Session.SESSION_COOKIE}=([^;]*)`).exec(holder.headers["set-cookie"]!)![1]!
-          for (const cookie of [`${Session.SESSION_COOKIE}=${holderCookie}`, `${Operator.OPERATOR_COOKIE}=${holderCookie}`]) {
+          for (
+            const cookie of [`${Session.SESSION_COOKIE}=${holderCookie}`, `${Operator.OPERATOR_COOKIE}=${holderCookie}`]
+          ) {
             const headers = { cookie, [Session.CSRF_HEADER]: holder.json.csrf_token }
             assert.strictEqual((yield* raw("GET", `${ADMIN}/accounts`, { headers })).status, 401, cookie)
             assert.strictEqual((yield* raw("GET", `${CONSOLE}/session`, { headers })).status, 401, cookie)
@@ -243,7 +255,9 @@ for (const target of targets) {
         Effect.gen(function*() {
           const console = yield* newOperator
           assert.strictEqual((yield* call(console, "GET", `${ADMIN}/accounts`)).status, 200)
-          const disabled = yield* raw("POST", `${ADMIN}/operators/${console.operatorId}/disable`, { bearer: ADMIN_TOKEN })
+          const disabled = yield* raw("POST", `${ADMIN}/operators/${console.operatorId}/disable`, {
+            bearer: ADMIN_TOKEN
+          })
           assert.strictEqual(disabled.status, 200, disabled.text)
           assert.isString(disabled.json.operator.disabled_at)
           assert.strictEqual((yield* call(console, "GET", `${ADMIN}/accounts`)).status, 401)
@@ -309,7 +323,9 @@ for (const target of targets) {
             (yield* call(console, "PATCH", `${ADMIN}/accounts/${account.id}`, { body: { status: "closed" } })).status,
             422
           )
-          const suspend = yield* call(console, "PATCH", `${ADMIN}/accounts/${account.id}`, { body: { status: "suspended" } })
+          const suspend = yield* call(console, "PATCH", `${ADMIN}/accounts/${account.id}`, {
+            body: { status: "suspended" }
+          })
           assert.strictEqual(suspend.status, 200)
           const updates = yield* actions(`${target}&action=account.update`)
           assert.lengthOf(updates, 1)
@@ -319,35 +335,6 @@ for (const target of targets) {
           const blocked = yield* Effect.either(reseller.wallet.balance())
           assert.isTrue(blocked._tag === "Left", "the suspended account's key is refused")
           yield* call(console, "PATCH", `${ADMIN}/accounts/${account.id}`, { body: { status: "active" } })
-
-          // Resolving a pending order as failed (refunded once); a second resolve is a 409 and writes nothing.
-          const buyer = yield* newAccount(100_00n)
-          const buyerClient = yield* resellerClient(buyer.key)
-          const { networks } = yield* buyerClient.catalog.networks()
-          const { bundles } = yield* buyerClient.catalog.bundles({ path: { network_id: networks[0]!.id } })
-          const placed = yield* raw("POST", "/api/v1/orders", {
-            key: buyer.key,
-            body: { bundle_id: bundles[0]!.id, phone_number: "0241234567" }
-          })
-          assert.strictEqual(placed.status, 200, placed.text)
-          const orderNumber = placed.json.order.order_number
-          const resolve = () =>
-            call(console, "POST", `${ADMIN}/orders/${orderNumber}/resolve`, {
-              body: { status: "failed", note: "upstream never delivered" }
-            })
-          const first = yield* resolve()
-          const second = yield* resolve()
-          // The simulator may have settled it first: then only a 409, and no line.
-          const resolved = yield* actions(`action=order.resolve&target_id=${orderNumber}`)
-          if (first.status === 200) {
-            assert.strictEqual(second.status, 409)
-            assert.lengthOf(resolved, 1)
-            assert.strictEqual(resolved[0].account_id, buyer.id)
-            assert.match(resolved[0].summary, /failed: upstream never delivered/)
-          } else {
-            assert.strictEqual(first.status, 409)
-            assert.lengthOf(resolved, 0)
-          }
 
           // A catalogue import by the operator: one line with the counts; its preview writes none.
           const exported = yield* raw("GET", `${ADMIN}/catalog`, { bearer: ADMIN_TOKEN })
@@ -370,5 +357,342 @@ for (const target of targets) {
           assert.strictEqual((yield* raw("GET", `${ADMIN}/actions?action=nope`, { bearer: ADMIN_TOKEN })).status, 422)
         }))
     })
+
+    // A database of its own, where orders stay pending until resolved: the figures are known.
+    layer(serverLayer(target, { BUNDLES_SIMULATOR_PENDING_SECONDS: "600" }), {
+      timeout: 120_000,
+      excludeTestServices: true
+    })((it) => {
+      it.effect("gives the figures for the charts from a known set of orders; refuses ranges out of bounds", () =>
+        Effect.gen(function*() {
+          const sql = yield* SqlClient.SqlClient
+          const networks = yield* seedCatalog
+          const buyer = yield* newAccount(100_00n)
+          const client = yield* resellerClient(buyer.key)
+          const listed = (yield* client.catalog.networks()).networks
+          const mtn = listed.find((n) => n.slug === "mtn")!
+          const { bundles } = yield* client.catalog.bundles({ path: { network_id: mtn.id } })
+          const bundle = bundles.find((b) => b.is_active)!
+          const place = (phone: string) =>
+            Effect.map(
+              raw("POST", "/api/v1/orders", { key: buyer.key, body: { bundle_id: bundle.id, phone_number: phone } }),
+              (response) => {
+                assert.strictEqual(response.status, 200, response.text)
+                return response.json.order.order_number as string
+              }
+            )
+          // Numbers ending in 9999 stay pending with the simulator until resolved.
+          const won = yield* place("0241119999")
+          const lost = yield* place("0242229999")
+          yield* place("0243339999")
+          const old = yield* place("0244449999")
+          assert.strictEqual(
+            (yield* raw("POST", `${ADMIN}/orders/${won}/resolve`, {
+              bearer: ADMIN_TOKEN,
+              body: { status: "successful" }
+            }))
+              .status,
+            200
+          )
+          // Failed by an operator, with a reason: refunded once, one line in the log; the repeat is a 409 with none.
+          const console = yield* newOperator
+          const fail = () =>
+            call(console, "POST", `${ADMIN}/orders/${lost}/resolve`, {
+              body: { status: "failed", note: "upstream never delivered" }
+            })
+          assert.strictEqual((yield* fail()).status, 200)
+          assert.strictEqual((yield* fail()).status, 409)
+          const resolved = yield* actions(`action=order.resolve&target_id=${lost}`)
+          assert.lengthOf(resolved, 1)
+          assert.strictEqual(resolved[0].account_id, buyer.id)
+          assert.strictEqual(resolved[0].operator_id, console.operatorId)
+          assert.match(resolved[0].summary, /failed: upstream never delivered/)
+          const refunds = (yield* raw("GET", `${ADMIN}/accounts/${buyer.id}/ledger`, { bearer: ADMIN_TOKEN })).json
+            .entries.filter((e: any) => e.reason === "refund")
+          assert.lengthOf(refunds, 1, "refunded once")
+          assert.strictEqual(refunds[0].note, "upstream never delivered")
+          // One order placed three days ago (UTC), still pending: a day of its own, the oldest age bucket.
+          yield* sql`UPDATE orders SET created_at = now() - interval '3 days' WHERE order_number = ${old}`
+          assert.isDefined(networks)
+
+          const response = yield* raw("GET", `${ADMIN}/stats?days=7&hours=6`, { bearer: ADMIN_TOKEN })
+          assert.strictEqual(response.status, 200, response.text)
+          const stats = response.json
+          // The typed client reads pesewas; the API answers in cedis.
+          const price = Number(bundle.price) / 100
+          const today = new Date().toISOString().slice(0, 10)
+          const threeDaysAgo = new Date(Date.now() - 3 * 86_400_000).toISOString().slice(0, 10)
+          assert.lengthOf(stats.daily, 7)
+          assert.strictEqual(stats.daily[6].date, today)
+          assert.deepStrictEqual(stats.daily[6], { date: today, orders: 3, sales: price, refunds: price, funding: 100 })
+          const back = stats.daily.find((d: any) => d.date === threeDaysAgo)
+          assert.deepStrictEqual(back, { date: threeDaysAgo, orders: 1, sales: 0, refunds: 0, funding: 0 })
+          assert.strictEqual(
+            stats.daily.reduce((n: number, d: any) => n + d.orders, 0),
+            4,
+            "every other day is present, with zeros"
+          )
+          assert.lengthOf(stats.orders_per_hour, 6)
+          const thisHour = stats.orders_per_hour[5]
+          assert.deepStrictEqual(
+            { pending: thisHour.pending, successful: thisHour.successful, failed: thisHour.failed },
+            { pending: 1, successful: 1, failed: 1 }
+          )
+          assert.strictEqual(new Date(thisHour.hour).getUTCMinutes(), 0)
+          assert.deepStrictEqual(stats.sales_by_network, [{
+            network_id: mtn.id,
+            name: mtn.name,
+            orders: 1,
+            sales: price
+          }])
+          assert.deepStrictEqual(stats.pending_age, [
+            { label: "<1m", count: 1 },
+            { label: "1-5m", count: 0 },
+            { label: "5-30m", count: 0 },
+            { label: "30m-2h", count: 0 },
+            { label: ">2h", count: 1 }
+          ])
+          const defaults = (yield* raw("GET", `${ADMIN}/stats`, { bearer: ADMIN_TOKEN })).json
+          assert.lengthOf(defaults.daily, 30)
+          assert.lengthOf(defaults.orders_per_hour, 24)
+          for (const query of ["days=0", "days=91", "hours=0", "hours=169", "days=x", "days=7&days=8"]) {
+            const refused = yield* raw("GET", `${ADMIN}/stats?${query}`, { bearer: ADMIN_TOKEN })
+            assert.strictEqual(refused.status, 422, query)
+            assert.strictEqual(refused.json.success, false)
+          }
+        }))
+
+      it.scoped("shows webhook health per endpoint, lists abandoned deliveries and resends one (logged)", () =>
+        Effect.gen(function*() {
+          const sql = yield* SqlClient.SqlClient
+          const failing = yield* receiver(503)
+          const account = yield* newAccount(0n)
+          const quiet = yield* newAccount(0n)
+          const patch = (id: number, body: unknown) =>
+            raw("PATCH", `${ADMIN}/accounts/${id}`, { bearer: ADMIN_TOKEN, body })
+          assert.strictEqual((yield* patch(account.id, { webhook_url: failing.url })).status, 200)
+          assert.strictEqual((yield* patch(quiet.id, { webhook_url: "http://127.0.0.1:9/none" })).status, 200)
+          const fund = () =>
+            raw("POST", `${ADMIN}/accounts/${account.id}/wallet/fund`, { bearer: ADMIN_TOKEN, body: { amount: 1 } })
+          assert.strictEqual((yield* fund()).status, 200)
+          assert.strictEqual((yield* fund()).status, 200)
+          // Wait for the first attempts to fail.
+          let health: any
+          for (let i = 0; i < 100; i++) {
+            health = (yield* raw("GET", `${ADMIN}/webhooks`, { bearer: ADMIN_TOKEN })).json
+            const row = health.endpoints.find((e: any) => e.account_id === account.id)
+            if (row?.last_status === 503 && row.failing_since !== null) break
+            yield* Effect.sleep("100 millis")
+          }
+          const row = health.endpoints.find((e: any) => e.account_id === account.id)
+          assert.strictEqual(row.url, failing.url)
+          assert.strictEqual(row.backlog, 2)
+          assert.strictEqual(row.last_status, 503)
+          assert.isString(row.failing_since)
+          assert.isString(row.oldest_queued_at)
+          assert.strictEqual(row.abandoned, 0)
+          assert.strictEqual(health.endpoints[0].account_id, account.id, "failing endpoints first")
+          const calm = health.endpoints.find((e: any) => e.account_id === quiet.id)
+          assert.deepStrictEqual(
+            { backlog: calm.backlog, failing_since: calm.failing_since, abandoned: calm.abandoned },
+            { backlog: 0, failing_since: null, abandoned: 0 }
+          )
+
+          // The retry window closes on one of them (as the worker would mark it).
+          const [event] = yield* sql<{ id: string }>`
+            UPDATE webhook_events SET abandoned_at = now(), next_attempt_at = NULL
+            WHERE id = (SELECT id FROM webhook_events WHERE account_id = ${account.id} ORDER BY seq LIMIT 1)
+            RETURNING id
+          `
+          const after = (yield* raw("GET", `${ADMIN}/webhooks`, { bearer: ADMIN_TOKEN })).json
+          const now = after.endpoints.find((e: any) => e.account_id === account.id)
+          assert.strictEqual(now.abandoned, 1)
+          assert.strictEqual(now.backlog, 1)
+          const abandoned = yield* raw(
+            "GET",
+            `${ADMIN}/accounts/${account.id}/webhook/deliveries?state=abandoned`,
+            { bearer: ADMIN_TOKEN }
+          )
+          assert.strictEqual(abandoned.status, 200, abandoned.text)
+          assert.deepStrictEqual(abandoned.json.deliveries.map((d: any) => d.id), [event!.id])
+          assert.strictEqual(abandoned.json.deliveries[0].state, "abandoned")
+          assert.strictEqual(
+            (yield* raw("GET", `${ADMIN}/accounts/2147483647/webhook/deliveries`, { bearer: ADMIN_TOKEN })).status,
+            404
+          )
+          assert.strictEqual(
+            (yield* raw("GET", `${ADMIN}/accounts/${account.id}/webhook/deliveries?state=lost`, {
+              bearer: ADMIN_TOKEN
+            }))
+              .status,
+            422
+          )
+
+          // Resend by an operator: queued again, one line in the log; an unknown event is a 404 with none.
+          const console = yield* newOperator
+          const resent = yield* call(
+            console,
+            "POST",
+            `${ADMIN}/accounts/${account.id}/webhook/deliveries/${event!.id}/resend`
+          )
+          assert.strictEqual(resent.status, 202, resent.text)
+          assert.notStrictEqual(resent.json.delivery.state, "abandoned")
+          const missing = yield* call(
+            console,
+            "POST",
+            `${ADMIN}/accounts/${account.id}/webhook/deliveries/evt_nothing/resend`
+          )
+          assert.strictEqual(missing.status, 404)
+          const other = yield* call(
+            console,
+            "POST",
+            `${ADMIN}/accounts/${quiet.id}/webhook/deliveries/${event!.id}/resend`
+          )
+          assert.strictEqual(other.status, 404, "another account's event")
+          const lines = yield* actions(`action=webhook.resend&account_id=${account.id}`)
+          assert.lengthOf(lines, 1)
+          assert.strictEqual(lines[0].target_id, event!.id)
+          assert.strictEqual(lines[0].operator_id, console.operatorId)
+          assert.lengthOf(yield* actions(`action=webhook.resend&account_id=${quiet.id}`), 0)
+        }))
+
+      it.effect("lists the catalogue by id, activates and reprices one network or bundle at a time (logged)", () =>
+        Effect.gen(function*() {
+          yield* seedCatalog
+          const console = yield* newOperator
+          const listed = yield* call(console, "GET", `${ADMIN}/networks`)
+          assert.strictEqual(listed.status, 200, listed.text)
+          const network = listed.json.networks.find((n: any) => n.slug === "telecel")
+          const bundle = network.bundles[0]
+          assert.strictEqual(bundle.network_id, network.id)
+          assert.isNumber(bundle.price)
+          assert.isObject(bundle.prices)
+          const agent = yield* newAccount(0n, { priceGroup: "agent" })
+          const agentClient = yield* resellerClient(agent.key)
+          const agentPrice = () =>
+            Effect.map(
+              agentClient.catalog.bundles({ path: { network_id: network.id } }),
+              // The typed client reads prices in pesewas.
+              ({ bundles }) => Number(bundles.find((b) => b.id === bundle.id)!.price)
+            )
+
+          // A price for the agent group, a new base price, and deactivation in one change.
+          const changed = yield* call(console, "PATCH", `${ADMIN}/bundles/${bundle.id}`, {
+            body: { active: false, price: bundle.price + 1, prices: { agent: 1.25 } }
+          })
+          assert.strictEqual(changed.status, 200, changed.text)
+          assert.strictEqual(changed.json.bundle.active, false)
+          assert.strictEqual(changed.json.bundle.price, bundle.price + 1)
+          assert.strictEqual(changed.json.bundle.prices.agent, 1.25)
+          assert.strictEqual(yield* agentPrice(), 125)
+          const [line] = yield* actions(`action=bundle.update&target_id=${bundle.id}`)
+          assert.strictEqual(line.operator_id, console.operatorId)
+          assert.match(line.summary, /deactivated/)
+          assert.match(line.summary, /agent .* -> GHS 1\.25/)
+          assert.deepStrictEqual(line.detail.prices, { agent: "1.25" })
+
+          // Removing the group's price: it pays the base price again.
+          const removed = yield* call(console, "PATCH", `${ADMIN}/bundles/${bundle.id}`, {
+            body: { prices: { agent: null }, active: true }
+          })
+          assert.strictEqual(removed.status, 200)
+          assert.notProperty(removed.json.bundle.prices, "agent")
+          assert.strictEqual(yield* agentPrice(), Math.round((bundle.price + 1) * 100))
+
+          // Refused changes change nothing and write nothing.
+          const before = (yield* actions(`action=bundle.update&target_id=${bundle.id}`)).length
+          const unknownGroup = yield* call(console, "PATCH", `${ADMIN}/bundles/${bundle.id}`, {
+            body: { active: false, prices: { wholesale: 2 } }
+          })
+          assert.strictEqual(unknownGroup.status, 422)
+          assert.isArray(unknownGroup.json.errors["prices.wholesale"])
+          const zero = yield* call(console, "PATCH", `${ADMIN}/bundles/${bundle.id}`, { body: { price: 0 } })
+          assert.strictEqual(zero.status, 422)
+          assert.strictEqual(
+            (yield* call(console, "PATCH", `${ADMIN}/bundles/2147483647`, { body: { active: true } })).status,
+            404
+          )
+          assert.strictEqual(
+            (yield* call(console, "PATCH", `${ADMIN}/bundles/${bundle.id}`, { body: { active: false }, csrf: null }))
+              .status,
+            403
+          )
+          assert.lengthOf(yield* actions(`action=bundle.update&target_id=${bundle.id}`), before)
+          const still = (yield* call(console, "GET", `${ADMIN}/networks`)).json.networks
+            .find((n: any) => n.id === network.id).bundles.find((b: any) => b.id === bundle.id)
+          assert.strictEqual(still.active, true)
+
+          // A network off and on again: resellers stop seeing it.
+          const off = yield* call(console, "PATCH", `${ADMIN}/networks/${network.id}`, { body: { active: false } })
+          assert.strictEqual(off.status, 200, off.text)
+          assert.strictEqual(off.json.network.active, false)
+          const seen = (yield* agentClient.catalog.networks()).networks.map((n) => n.id)
+          assert.notInclude(seen, network.id)
+          assert.strictEqual(
+            (yield* call(console, "PATCH", `${ADMIN}/networks/${network.id}`, { body: { active: true } })).status,
+            200
+          )
+          assert.strictEqual(
+            (yield* call(console, "PATCH", `${ADMIN}/networks/2147483647`, { body: { active: true } })).status,
+            404
+          )
+          assert.strictEqual(
+            (yield* call(console, "PATCH", `${ADMIN}/networks/${network.id}`, { body: { active: "yes" } })).status,
+            422
+          )
+          const networkLines = yield* actions(`action=network.update&target_id=${network.id}`)
+          assert.lengthOf(networkLines, 2)
+          assert.match(networkLines[1].summary, /Deactivated network Telecel/)
+        }))
+
+      it.effect("searches accounts by name, email, phone or id", () =>
+        Effect.gen(function*() {
+          const named = yield* raw("POST", `${ADMIN}/accounts`, {
+            bearer: ADMIN_TOKEN,
+            body: { name: "Zebra Data Hub" }
+          })
+          const id = named.json.id
+          const search = (q: string) =>
+            Effect.map(
+              raw("GET", `${ADMIN}/accounts?search=${encodeURIComponent(q)}`, { bearer: ADMIN_TOKEN }),
+              (response) => {
+                assert.strictEqual(response.status, 200, response.text)
+                return response.json.accounts.map((a: any) => a.id) as Array<number>
+              }
+            )
+          assert.deepStrictEqual(yield* search("zebra data"), [id])
+          assert.include(yield* search(String(id)), id)
+          assert.deepStrictEqual(yield* search("no such account anywhere"), [])
+          assert.deepStrictEqual(yield* search("100%_"), [], "LIKE wildcards are taken literally")
+          const email = freshEmail()
+          const registered = yield* raw("POST", "/dashboard/v1/register", {
+            body: { name: "Akua", email, phone: "0501112233", password: PASSWORD }
+          })
+          assert.strictEqual(registered.status, 201)
+          const byEmail = yield* search(email.toUpperCase())
+          assert.lengthOf(byEmail, 1)
+          assert.deepStrictEqual(yield* search("233501112233"), byEmail)
+          assert.deepStrictEqual(yield* search("050 111 2233"), byEmail)
+          assert.strictEqual(
+            (yield* raw("GET", `${ADMIN}/accounts?search=`, { bearer: ADMIN_TOKEN })).status,
+            422
+          )
+        }))
+    })
   })
 }
+
+/** A webhook receiver on 127.0.0.1 answering every request with `status`. */
+const receiver = (status: number) =>
+  Effect.acquireRelease(
+    Effect.promise(async () => {
+      const server = http.createServer((request, response) => {
+        request.resume()
+        request.on("end", () => response.writeHead(status).end())
+      })
+      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+      const address = server.address() as { port: number }
+      return { server, url: `http://127.0.0.1:${address.port}/hook` }
+    }),
+    ({ server }) => Effect.promise(() => new Promise<void>((resolve) => server.close(() => resolve())))
+  )

@@ -1,0 +1,124 @@
+/**
+ * The console's figures for its charts, each read over a bounded range by an index on its
+ * time column: daily totals (UTC days), orders per hour by status, sales per network, and the
+ * pending orders by age. Days and hours are UTC; every day and hour of the range is present,
+ * with zeros where nothing happened.
+ */
+import { Stats as StatsContract } from "@databundle/contract"
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+import { int8, orDie } from "./Database.js"
+
+/** The daily range when `days` is left out. */
+export const DEFAULT_DAYS = 30
+
+/** The hourly range when `hours` is left out. */
+export const DEFAULT_HOURS = 24
+
+type Money = string | number
+
+/** Reading the figures. */
+export class Stats extends Effect.Service<Stats>()("core/Stats", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+
+    const get = Effect.fn("Stats.get")(function*(query: StatsContract.StatsParams) {
+      const days = query.days ?? DEFAULT_DAYS
+      const hours = query.hours ?? DEFAULT_HOURS
+      // The first day of the range, midnight UTC, as an instant.
+      const [range] = yield* orDie(sql<{ first_day: Date; first_hour: Date }>`
+        SELECT (date_trunc('day', now() AT TIME ZONE 'UTC') - make_interval(days => ${days - 1})) AT TIME ZONE 'UTC'
+            AS first_day,
+          date_trunc('hour', now()) - make_interval(hours => ${hours - 1}) AS first_hour
+      `)
+      const { first_day: firstDay, first_hour: firstHour } = range!
+
+      const daily = yield* orDie(sql<{ date: string; orders: Money; sales: Money; refunds: Money; funding: Money }>`
+        WITH days AS (
+          SELECT to_char(d, 'YYYY-MM-DD') AS date
+          FROM generate_series(${firstDay}::timestamptz AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC', interval '1 day') d
+        ),
+        o AS (
+          SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS date, count(*) AS orders,
+            coalesce(sum(amount) FILTER (WHERE status = 'successful'), 0) AS sales
+          FROM orders WHERE created_at >= ${firstDay} GROUP BY 1
+        ),
+        l AS (
+          SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS date,
+            coalesce(sum(amount) FILTER (WHERE reason = 'refund'), 0) AS refunds,
+            coalesce(sum(amount) FILTER (WHERE reason = 'funding'), 0) AS funding
+          FROM ledger_entries WHERE created_at >= ${firstDay} AND reason IN ('funding', 'refund') GROUP BY 1
+        )
+        SELECT days.date, coalesce(o.orders, 0) AS orders, coalesce(o.sales, 0) AS sales,
+          coalesce(l.refunds, 0) AS refunds, coalesce(l.funding, 0) AS funding
+        FROM days LEFT JOIN o USING (date) LEFT JOIN l USING (date)
+        ORDER BY days.date
+      `)
+
+      const hourly = yield* orDie(sql<{ hour: Date; pending: Money; successful: Money; failed: Money }>`
+        WITH hours AS (
+          SELECT h AS hour FROM generate_series(${firstHour}::timestamptz, date_trunc('hour', now()), interval '1 hour') h
+        ),
+        o AS (
+          SELECT date_trunc('hour', created_at) AS hour,
+            count(*) FILTER (WHERE status = 'pending') AS pending,
+            count(*) FILTER (WHERE status = 'successful') AS successful,
+            count(*) FILTER (WHERE status = 'failed') AS failed
+          FROM orders WHERE created_at >= ${firstHour} GROUP BY 1
+        )
+        SELECT hours.hour, coalesce(o.pending, 0) AS pending, coalesce(o.successful, 0) AS successful,
+          coalesce(o.failed, 0) AS failed
+        FROM hours LEFT JOIN o USING (hour)
+        ORDER BY hours.hour
+      `)
+
+      const networks = yield* orDie(sql<{ network_id: number | null; name: string; orders: Money; sales: Money }>`
+        SELECT b.network_id, coalesce(n.name, min(o.network_name)) AS name, count(*) AS orders, sum(o.amount) AS sales
+        FROM orders o LEFT JOIN bundles b ON b.id = o.bundle_id LEFT JOIN networks n ON n.id = b.network_id
+        WHERE o.created_at >= ${firstDay} AND o.status = 'successful'
+        GROUP BY b.network_id, n.name
+        ORDER BY sum(o.amount) DESC, b.network_id
+      `)
+
+      const [ages] = yield* orDie(sql<Record<"a" | "b" | "c" | "d" | "e", Money>>`
+        SELECT
+          count(*) FILTER (WHERE created_at > now() - interval '1 minute') AS a,
+          count(*) FILTER (WHERE created_at <= now() - interval '1 minute' AND created_at > now() - interval '5 minutes') AS b,
+          count(*) FILTER (WHERE created_at <= now() - interval '5 minutes' AND created_at > now() - interval '30 minutes') AS c,
+          count(*) FILTER (WHERE created_at <= now() - interval '30 minutes' AND created_at > now() - interval '2 hours') AS d,
+          count(*) FILTER (WHERE created_at <= now() - interval '2 hours') AS e
+        FROM orders WHERE status = 'pending'
+      `)
+
+      const buckets = ["a", "b", "c", "d", "e"] as const
+      return {
+        daily: daily.map((row) => ({
+          date: row.date,
+          orders: Number(row.orders),
+          sales: int8(row.sales),
+          // Refunds are credits (positive in the ledger): shown as the amount refunded.
+          refunds: int8(row.refunds),
+          funding: int8(row.funding)
+        })),
+        orders_per_hour: hourly.map((row) => ({
+          hour: row.hour,
+          pending: Number(row.pending),
+          successful: Number(row.successful),
+          failed: Number(row.failed)
+        })),
+        sales_by_network: networks.map((row) => ({
+          network_id: row.network_id,
+          name: row.name,
+          orders: Number(row.orders),
+          sales: int8(row.sales)
+        })),
+        pending_age: StatsContract.PENDING_AGE_LABELS.map((label, i) => ({
+          label,
+          count: Number(ages![buckets[i]!])
+        }))
+      }
+    })
+
+    return { get }
+  })
+}) {}

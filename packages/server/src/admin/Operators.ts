@@ -1,0 +1,87 @@
+/**
+ * `admin operators`: the people who sign in to the console with passwords of their own. A
+ * new operator's password is read from stdin (`--password-stdin`), or made here and printed
+ * once, never stored anywhere but as its hash on the server.
+ */
+import { AdminApi, Operator, User } from "@databundle/contract"
+import { problem } from "@databundle/terminal/Failure"
+import { Args, Command, Options } from "@effect/cli"
+import { Effect, Either } from "effect"
+import { randomBytes } from "node:crypto"
+import { execute, request } from "./Call.js"
+import { checked, decodeWith, shared, usage } from "./Options.js"
+import { date } from "./Text.js"
+
+/** Reads all of stdin and drops one trailing line break. */
+const readStdin = Effect.promise(async () => {
+  const chunks: Array<Buffer> = []
+  for await (const chunk of process.stdin) chunks.push(Buffer.from(chunk))
+  return Buffer.concat(chunks).toString("utf8").replace(/\r?\n$/, "")
+})
+
+const status = (operator: Operator.OperatorSummary) =>
+  operator.disabled_at === null ? "active" : `disabled ${date(operator.disabled_at)}`
+
+const operatorsList = Command.make("list", { ...shared }, (options) =>
+  execute(
+    options,
+    request(options, (client) => client.operators.list()),
+    AdminApi.OperatorsResponse,
+    ({ operators }) =>
+      operators.length === 0
+        ? ["No operators yet: create one with bundles-server admin operators create."]
+        : operators.map((o) => `${o.id}  ${o.email}  ${o.name}  (${status(o)}, since ${date(o.created_at)})`)
+  )).pipe(Command.withDescription("Every operator, with whether they may sign in"))
+
+const operatorsCreate = Command.make("create", {
+  ...shared,
+  email: Options.text("email").pipe(
+    Options.withDescription("The address they sign in with"),
+    checked("email", decodeWith(User.Email))
+  ),
+  name: Options.text("name").pipe(
+    Options.withDescription("Their name, shown in the action log"),
+    checked("name", decodeWith(Operator.CreateOperatorPayload.fields.name))
+  ),
+  passwordStdin: Options.boolean("password-stdin").pipe(
+    Options.withDescription("Read the password from stdin (else one is made and printed once)")
+  )
+}, (options) =>
+  Effect.gen(function*() {
+    const generated = !options.passwordStdin
+    const password = generated ? randomBytes(18).toString("base64url") : yield* readStdin
+    return yield* execute(
+      options,
+      Effect.gen(function*() {
+        const valid = decodeWith(User.Password)(password)
+        if (Either.isLeft(valid)) return yield* problem(`The password from stdin ${valid.left}`)
+        return yield* request(options, (client) =>
+          client.operators.create({ payload: { email: options.email, name: options.name, password } }))
+      }),
+      AdminApi.OperatorResponse,
+      ({ operator }) => [
+        `Operator ${operator.id} created: ${operator.email} (${operator.name}).`,
+        ...(generated ? ["", "Their password (shown only now; give it to them safely):", "", `  ${password}`] : [])
+      ]
+    )
+  })).pipe(Command.withDescription("Create an operator who signs in to the console"))
+
+const operatorsDisable = Command.make("disable", {
+  ...shared,
+  id: Args.integer({ name: "ID" }).pipe(
+    Args.withDescription("The operator's id"),
+    Args.mapEffect((n) => Either.mapLeft(decodeWith(Operator.OperatorId)(n), (message) => usage(`ID ${message}`).error))
+  )
+}, (options) =>
+  execute(
+    options,
+    request(options, (client) => client.operators.disable({ path: { operator_id: options.id } })),
+    AdminApi.OperatorResponse,
+    ({ operator }) => [`Operator ${operator.id} (${operator.email}) disabled; their sessions are ended.`]
+  )).pipe(Command.withDescription("Disable an operator: ends their sessions and refuses their sign-in"))
+
+/** `admin operators`: list, create, disable. */
+export const operators = Command.make("operators").pipe(
+  Command.withDescription("The operators who sign in to the console"),
+  Command.withSubcommands([operatorsList, operatorsCreate, operatorsDisable])
+)
