@@ -272,6 +272,15 @@ describe.each(targets)("operator console ($name)", (target) => {
     await page.getByTestId("import-result").waitFor()
     const after = await admin(server, "GET", "/catalog")
     expect(after.networks[0].bundles.find((b: any) => b.key === changed.key).price).toBe(changed.price)
+    // The list shows the new price; a bundle is deactivated on its own, and no longer sold.
+    const network = catalog.networks[0]
+    const second = network.bundles.find((b: any) => b.active && b.key !== changed.key)
+    const section = page.getByRole("region", { name: network.name, exact: true })
+    await section.getByRole("cell", { name: new RegExp(changed.price.toFixed(2)) }).first().waitFor()
+    await section.getByRole("button", { name: `Deactivate ${network.name} ${second.size}` }).click()
+    await section.getByRole("button", { name: `Activate ${network.name} ${second.size}` }).waitFor()
+    const listed = await admin(server, "GET", "/networks")
+    expect(listed.networks.flatMap((n: any) => n.bundles).find((b: any) => b.key === second.key).active).toBe(false)
 
     // Every change is in the action log, under the operator's name.
     await visit(page, meter, "Action log", "Action log")
