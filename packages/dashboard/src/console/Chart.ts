@@ -106,9 +106,10 @@ export const barChart = (options: {
   readonly summary: string
 }): Node => {
   const format = options.format ?? String
-  const width = 640
-  const height = 220
-  const left = 44
+  // A phone-sized drawing: scaled up on a desktop, its text stays readable on a phone.
+  const width = 400
+  const height = 200
+  const left = 40
   const bottom = 24
   const top = 8
   const n = Math.max(options.labels.length, 1)
@@ -173,10 +174,10 @@ export const hbarChart = (options: {
   readonly summary: string
 }): Node => {
   const format = options.format ?? String
-  const width = 640
+  const width = 400
   const row = 28
-  const left = 120
-  const right = 110
+  const left = 110
+  const right = 100
   const height = Math.max(row, options.labels.length * row)
   const max = Math.max(0, ...options.values) || 1
   const parts: Array<Element> = []

@@ -9,7 +9,7 @@ import { barChart, hbarChart, STATUS_COLORS } from "../Chart.js"
 import { api, type Stats } from "../Endpoints.js"
 import { consolePath } from "../Paths.js"
 
-const hourLabel = (iso: string) => `${new Date(iso).getHours().toString().padStart(2, "0")}h`
+const hourLabel = (iso: string) => `${new Date(iso).getUTCHours().toString().padStart(2, "0")}h`
 const dayLabel = (date: string) => date.slice(5)
 const cedis = (n: number) => (n >= 1000 ? `${(n / 1000).toFixed(1)}k` : n.toFixed(0))
 
@@ -78,7 +78,7 @@ const charts = (stats: Stats): Node => {
       "div",
       { class: "charts" },
       barChart({
-        title: "Orders per hour, by status (last 24 hours)",
+        title: "Orders per hour (UTC), by status, last 24 hours",
         labels: hours.map((x) => hourLabel(x.hour)),
         series: [
           { name: "successful", color: STATUS_COLORS.successful },
@@ -89,7 +89,7 @@ const charts = (stats: Stats): Node => {
         summary: `${ordersToday} order(s) in the last 24 hours`
       }),
       barChart({
-        title: "Daily totals (GH₵, last 14 days)",
+        title: "Daily totals (GH₵, UTC days), last 14 days",
         labels: stats.daily.map((d) => dayLabel(d.date)),
         series: [
           { name: "sales", color: "#0b6e4f" },
