@@ -11,10 +11,11 @@
 import { ADMIN_TOKEN, startServer, type TestServer } from "@databundle/client/testing"
 import { targets } from "@databundle/core/testing"
 import * as fs from "node:fs"
+import * as http from "node:http"
 import * as os from "node:os"
 import * as path from "node:path"
 import type { Page } from "playwright-core"
-import { afterAll, beforeAll, describe, expect, it, onTestFailed } from "vitest"
+import { afterAll, beforeAll, describe, expect, it, onTestFailed, onTestFinished } from "vitest"
 import { DESKTOP, launch, PHONE, screenshot, seriousViolations, type TestBrowser, transferMeter } from "./Browser.js"
 
 const KB = 1024
@@ -76,6 +77,21 @@ const holderWithTransfer = async (server: TestServer, amount: number) => {
   return { accountId: signIn.json.account.id as number, paymentNumber: payment.json.payment.payment_number as string }
 }
 
+/** A webhook receiver on this machine that answers `status()` and counts what it got. */
+const receiver = async (status: () => number) => {
+  let received = 0
+  const server = http.createServer((request, response) => {
+    request.resume()
+    request.on("end", () => {
+      received++
+      response.writeHead(status()).end()
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  const address = server.address() as { port: number }
+  return { url: `http://127.0.0.1:${address.port}/hooks`, received: () => received, close: () => server.close() }
+}
+
 const heading = (page: Page, name: string | RegExp) => page.getByRole("heading", { name, level: 1 }).waitFor()
 
 /** The bytes of each page change, printed at the end. */
@@ -134,6 +150,11 @@ describe.each(targets)("operator console ($name)", (target) => {
     // What the operator will act on: a holder's manual transfer, and a pending order of another account.
     const holder = await holderWithTransfer(server, 25)
     const buyer = await server.account({ funds: 10_000n })
+    // The buyer's webhook endpoint fails until told otherwise.
+    let hookStatus = 500
+    const hooks = await receiver(() => hookStatus)
+    onTestFinished(() => hooks.close())
+    await server.setWebhook(buyer.id, hooks.url)
     const bundle = [...server.bundles.values()].find((b) => b.isActive)!
     const placed = await fetch(`${server.baseUrl}/orders`, {
       method: "POST",
@@ -309,7 +330,26 @@ describe.each(targets)("operator console ($name)", (target) => {
     // The overview's charts and the webhooks page.
     await visit(page, meter, "Overview", "Overview", "overview")
     expect(await page.locator("figure.chart svg[role=img]").count()).toBeGreaterThanOrEqual(3)
-    await visit(page, meter, "Webhooks", "Webhooks", "webhooks")
+    // Webhooks: the buyer's failing endpoint; its events abandoned (no URL), then resent once it works.
+    await visit(page, meter, "Webhooks", "Webhooks")
+    const endpoint = page.getByTestId("endpoints").getByRole("row").filter({ hasText: `#${buyer.id} ` })
+    await endpoint.getByText(/HTTP 500/).waitFor({ timeout: 30_000 })
+    await admin(server, "PATCH", `/accounts/${buyer.id}`, { webhook_url: null })
+    await expect.poll(async () => {
+      const health = await admin(server, "GET", "/webhooks")
+      return health.endpoints.find((e: any) => e.account_id === buyer.id)?.abandoned ?? 0
+    }, { timeout: 60_000, interval: 1000 }).toBeGreaterThan(0)
+    hookStatus = 200
+    await admin(server, "PATCH", `/accounts/${buyer.id}`, { webhook_url: hooks.url })
+    const delivered = hooks.received()
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Webhooks", exact: true }).click()
+    await page.getByTestId("endpoints").getByRole("link", { name: /\(show\)/ }).first().click()
+    await page.getByRole("heading", { name: `Abandoned events of account #${buyer.id}` }).waitFor()
+    expect(await seriousViolations(page)).toEqual([])
+    await shots(page, "webhooks")
+    await page.getByRole("button", { name: /^Resend / }).first().click()
+    await page.getByText(/Queued again/).waitFor()
+    await expect.poll(() => hooks.received(), { timeout: 30_000 }).toBeGreaterThan(delivered)
 
     // Signing out ends the operator's session.
     await page.getByRole("button", { name: "Sign out" }).click()
