@@ -153,7 +153,9 @@ describe.each(targets)("operator console ($name)", (target) => {
     // The buyer's webhook endpoint fails until told otherwise.
     let hookStatus = 500
     const hooks = await receiver(() => hookStatus)
-    onTestFinished(() => hooks.close())
+    onTestFinished(() => {
+      hooks.close()
+    })
     await server.setWebhook(buyer.id, hooks.url)
     const bundle = [...server.bundles.values()].find((b) => b.isActive)!
     const placed = await fetch(`${server.baseUrl}/orders`, {
