@@ -22,7 +22,14 @@ import { assert, describe, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { fuzz } from "./fuzz/Check.js"
 import { coverageProblems } from "./fuzz/Endpoints.js"
-import { adminWithToken, badCredentials, dashboardWithSession, everything, publicWithKey } from "./fuzz/Families.js"
+import {
+  adminWithToken,
+  badCredentials,
+  consoleWithSession,
+  dashboardWithSession,
+  everything,
+  publicWithKey
+} from "./fuzz/Families.js"
 import { badFraming } from "./fuzz/Framing.js"
 import { withNoise } from "./fuzz/Requests.js"
 import { spellingsAnswerAlike, spellingsCountTowardTheLimits, spellingsKeepTheBodyLimit } from "./fuzz/Spellings.js"
@@ -81,6 +88,18 @@ for (const target of targets) {
       it.effect(
         "dashboard API without a live session, or with another API's credentials: 401",
         () => fuzz((w) => withNoise(badCredentials(w, "dashboard")), 120),
+        TIMEOUT
+      )
+
+      it.effect(
+        "console API and admin API with an operator session: wrong methods, unknown paths, bad input, no CSRF token",
+        () => fuzz((w) => withNoise(consoleWithSession(w)), 250),
+        TIMEOUT
+      )
+
+      it.effect(
+        "console API without a live operator session, or with another area's credentials: 401",
+        () => fuzz((w) => withNoise(badCredentials(w, "console")), 100),
         TIMEOUT
       )
 

@@ -21,11 +21,59 @@ export const validCredentials = (w: World, api: Api) =>
     ? credentials("a valid key", { "x-api-key": w.rich.key })
     : api === "dashboard"
     ? credentials("a live session", { cookie: `bundles_session=${w.holder.cookie}`, "x-csrf-token": w.holder.csrf })
+    : api === "console"
+    ? operatorSession(w)
     : credentials("the admin token", { authorization: `Bearer ${ADMIN_TOKEN}` })
+
+/** The operator's live session and its CSRF token: valid on the console and the admin API. */
+export const operatorSession = (w: World) =>
+  credentials("a live operator session", {
+    cookie: `bundles_operator=${w.operator.cookie}`,
+    "x-csrf-token": w.operator.csrf
+  })
 
 /** Credentials of each API that do not authenticate. */
 export const badCredentialsOf = (w: World, api: Api): fc.Arbitrary<Credentials> =>
-  api === "public" ? badKeys(w) : api === "dashboard" ? badSessions(w) : badTokens(w)
+  api === "public"
+    ? badKeys(w)
+    : api === "dashboard"
+    ? badSessions(w)
+    : api === "console"
+    ? badOperatorSessions(w)
+    : badTokens(w)
+
+/** Console credentials that do not authenticate: no operator session, a made-up or mangled one, other areas' secrets. */
+export const badOperatorSessions = (w: World): fc.Arbitrary<Credentials> => {
+  const cookie = (label: string) => (value: string) =>
+    credentials(`operator cookie ${label}`, { cookie: `bundles_operator=${value}`, "x-csrf-token": w.operator.csrf })
+  return fc.oneof(
+    fc.constant(credentials("no cookie", { "x-csrf-token": w.operator.csrf })),
+    fc.constantFrom("", "null", "x").map((v) => cookie(JSON.stringify(v))(v)),
+    fc.stringMatching(/^[A-Za-z0-9_-]{43}$/).filter((v) => v !== w.operator.cookie).map(cookie("well formed, unknown")),
+    fc.constantFrom(
+      w.operator.cookie.slice(0, -1),
+      `${w.operator.cookie}x`,
+      swapCase(w.operator.cookie),
+      w.operator.csrf
+    )
+      .filter((v) => v !== w.operator.cookie).map(cookie("mangled, or the CSRF token")),
+    fc.constant(credentials("a dashboard session as the operator cookie", {
+      cookie: `bundles_operator=${w.holder.cookie}`,
+      "x-csrf-token": w.holder.csrf
+    })),
+    fc.constant(credentials("a dashboard session cookie", {
+      cookie: `bundles_session=${w.holder.cookie}`,
+      "x-csrf-token": w.holder.csrf
+    })),
+    fc.constant(credentials("the operator session under the dashboard's cookie name", {
+      cookie: `bundles_session=${w.operator.cookie}`,
+      "x-csrf-token": w.operator.csrf
+    })),
+    fc.constant(credentials("an API key as x-api-key", { "x-api-key": w.rich.key })),
+    fc.constant(credentials("the admin token as a bearer token", { authorization: `Bearer ${ADMIN_TOKEN}` })),
+    fc.constant(credentials("the operator session as a bearer token", { authorization: `Bearer ${w.operator.cookie}` }))
+  )
+}
 
 /** Dashboard credentials that do not authenticate: no session, a made-up or mangled one, other APIs' secrets. */
 export const badSessions = (w: World): fc.Arbitrary<Credentials> => {
@@ -46,7 +94,15 @@ export const badSessions = (w: World): fc.Arbitrary<Credentials> => {
     fc.constant(credentials("an API key as x-api-key", { "x-api-key": w.rich.key })),
     fc.constant(credentials("an API key as the cookie", { cookie: `bundles_session=${w.rich.key}` })),
     fc.constant(credentials("the admin token as a bearer token", { authorization: `Bearer ${ADMIN_TOKEN}` })),
-    fc.constant(credentials("the session as a bearer token", { authorization: `Bearer ${w.holder.cookie}` }))
+    fc.constant(credentials("the session as a bearer token", { authorization: `Bearer ${w.holder.cookie}` })),
+    fc.constant(credentials("an operator session", {
+      cookie: `bundles_operator=${w.operator.cookie}`,
+      "x-csrf-token": w.operator.csrf
+    })),
+    fc.constant(credentials("an operator session under the dashboard's cookie name", {
+      cookie: `bundles_session=${w.operator.cookie}`,
+      "x-csrf-token": w.operator.csrf
+    }))
   )
 }
 
@@ -74,7 +130,8 @@ export const badKeys = (w: World): fc.Arbitrary<Credentials> => {
     fc.constant(credentials("x-api-key twice", { "x-api-key": [w.rich.key, w.rich.key] })),
     fc.constant(credentials("the key as a bearer token", { authorization: `Bearer ${w.rich.key}` })),
     fc.constant(credentials("the key in the query string", {}, `api_key=${w.rich.key}`)),
-    fc.constant(credentials("the admin token as a bearer token", { authorization: `Bearer ${ADMIN_TOKEN}` }))
+    fc.constant(credentials("the admin token as a bearer token", { authorization: `Bearer ${ADMIN_TOKEN}` })),
+    fc.constant(credentials("an operator session", { cookie: `bundles_operator=${w.operator.cookie}` }))
   )
 }
 
@@ -102,6 +159,21 @@ export const badTokens = (w: World): fc.Arbitrary<Credentials> => {
       `Bearer ${w.rich.key}`
     ).map((v) => auth("with the wrong scheme or secret")(v)),
     fc.constant(credentials("the token as x-api-key", { "x-api-key": ADMIN_TOKEN })),
-    fc.constant(credentials("the token in the query string", {}, `token=${ADMIN_TOKEN}`))
+    fc.constant(credentials("the token in the query string", {}, `token=${ADMIN_TOKEN}`)),
+    fc.stringMatching(/^[A-Za-z0-9_-]{43}$/).filter((v) => v !== w.operator.cookie).map((v) =>
+      credentials("an unknown operator cookie", { cookie: `bundles_operator=${v}`, "x-csrf-token": w.operator.csrf })
+    ),
+    fc.constant(credentials("a dashboard session as the operator cookie", {
+      cookie: `bundles_operator=${w.holder.cookie}`,
+      "x-csrf-token": w.holder.csrf
+    })),
+    fc.constant(credentials("a dashboard session", {
+      cookie: `bundles_session=${w.holder.cookie}`,
+      "x-csrf-token": w.holder.csrf
+    })),
+    fc.constant(credentials("the operator session under the dashboard's cookie name", {
+      cookie: `bundles_session=${w.operator.cookie}`,
+      "x-csrf-token": w.operator.csrf
+    }))
   )
 }

@@ -21,6 +21,7 @@ import {
   triggerBody,
   updateBody
 } from "./Bodies.js"
+import { consoleData } from "./ConsoleData.js"
 import {
   changePasswordBody,
   dashboardPlaceBody,
@@ -48,9 +49,9 @@ import {
   junk,
   rejects
 } from "./Values.js"
-import { ADMIN, DASHBOARD, EVENT_TYPES, PUBLIC, WALLETS, type World } from "./World.js"
+import { ADMIN, CONSOLE, DASHBOARD, EVENT_TYPES, PUBLIC, WALLETS, type World } from "./World.js"
 
-export type Api = "public" | "admin" | "dashboard"
+export type Api = "public" | "admin" | "dashboard" | "console"
 
 /** Path parameters as encoded segments, with what is wrong with them when they are bad. */
 export interface Params {
@@ -171,6 +172,8 @@ export const DECLARED: ReadonlyArray<Declared> = (() => {
           ? "admin"
           : endpoint.path.startsWith(`${DASHBOARD}/`)
           ? "dashboard"
+          : endpoint.path.startsWith(`${CONSOLE}/`)
+          ? "console"
           : "public",
         method: endpoint.method as Method,
         template: endpoint.path,
@@ -186,7 +189,7 @@ export const DECLARED: ReadonlyArray<Declared> = (() => {
 })()
 
 /** What fuzzing an endpoint needs beyond its declaration: parameters, bodies and queries to send. */
-interface Data {
+export interface Data {
   /** Required when the path has parameters. */
   readonly good?: fc.Arbitrary<Params>
   /** Required when the path has parameters. */
@@ -283,7 +286,21 @@ const dataOf = (w: World): Readonly<Record<string, Data>> => {
       )
     },
     [`POST ${ADMIN}/accounts`]: { body: createBody(w) },
-    [`GET ${ADMIN}/accounts`]: { query: [...pageParams(100), enumParam("status", ["active", "suspended"])] },
+    [`GET ${ADMIN}/accounts`]: {
+      query: [
+        ...pageParams(100),
+        enumParam("status", ["active", "suspended"]),
+        {
+          name: "search",
+          good: fc.constantFrom("fuzz", "Ama", "024", "1"),
+          bad: fc.oneof(
+            fc.constant(""),
+            fc.string({ minLength: 101, maxLength: 300 }),
+            fc.constantFrom("a\u0000b", "\u202Eevil")
+          )
+        }
+      ]
+    },
     [`GET ${ADMIN}/accounts/:account_id`]: { good: account(w.accountIds), bad: badAccount },
     [`PATCH ${ADMIN}/accounts/:account_id`]: { good: account(accounts), bad: badAccount, body: updateBody(w) },
     [`POST ${ADMIN}/accounts/:account_id/keys`]: { good: account(accounts), bad: badAccount },
@@ -339,6 +356,7 @@ const dataOf = (w: World): Readonly<Record<string, Data>> => {
     },
     ...dashboardData(w),
     ...paymentsAdminData(w),
+    ...consoleData(w),
     [`POST ${ADMIN}/orders/:order_number/resolve`]: {
       good: oneParam("order_number", fc.constant(w.pendingOrder), "order"),
       bad: oneParam("order_number", badOrderNumber(allOrders), "no order"),
@@ -535,7 +553,8 @@ export const endpointsOf = (w: World): ReadonlyArray<Endpoint> => {
   })
 }
 
-export const prefixOf = (api: Api) => api === "public" ? PUBLIC : api === "dashboard" ? DASHBOARD : ADMIN
+export const prefixOf = (api: Api) =>
+  api === "public" ? PUBLIC : api === "dashboard" ? DASHBOARD : api === "console" ? CONSOLE : ADMIN
 
 export const fill = (endpoint: Endpoint, params: Params) =>
   prefixOf(endpoint.api) + endpoint.path.replace(/:(\w+)/g, (_, name: string) => params.values[name]!)

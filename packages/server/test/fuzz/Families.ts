@@ -4,11 +4,11 @@
  */
 import fc from "fast-check"
 import { type BrokenBody, placeBody } from "./Bodies.js"
-import { badCredentialsOf, validCredentials } from "./Credentials.js"
+import { badCredentialsOf, operatorSession, validCredentials } from "./Credentials.js"
 import { allowedAt, type Api, encode, endpointsOf } from "./Endpoints.js"
 import { badFraming } from "./Framing.js"
 import { unknownPath } from "./Paths.js"
-import { METHODS } from "./Probe.js"
+import { METHODS, type Probe, probe } from "./Probe.js"
 import { clip } from "./Probe.js"
 import { refusedByState } from "./Refusals.js"
 import { request } from "./Requests.js"
@@ -186,6 +186,62 @@ export const withoutCsrf = (w: World) =>
     )
   )
 
+/**
+ * The console API with an operator session, and the admin API with that session instead of
+ * the token: the same faults, and changes without the session's CSRF token (403).
+ */
+export const consoleWithSession = (w: World) =>
+  fc.oneof(
+    wrongMethod(w, "console"),
+    unknownPath(w, "console"),
+    badBodies(w, "console"),
+    { weight: 2, arbitrary: asOperator(w, badParams(w, "admin")) },
+    asOperator(w, badQueries(w, "admin")),
+    { weight: 2, arbitrary: asOperator(w, badBodies(w, "admin")) },
+    { weight: 3, arbitrary: withoutOperatorCsrf(w) }
+  )
+
+/** The same requests sent with the operator's session (and its CSRF token) instead of the admin token. */
+const asOperator = (w: World, probes: fc.Arbitrary<Probe>) => {
+  const session = operatorSession(w)
+  return probes.map((p) => {
+    const { authorization: _, ...headers } = p.headers
+    return probe({ ...p, headers: { ...headers, ...session.headers }, fault: `${p.fault}; ${session.label}` })
+  })
+}
+
+/** An operator's change to the admin or console API without its CSRF token or with a wrong one: 403. */
+export const withoutOperatorCsrf = (w: World) =>
+  fc.constantFrom(
+    ...endpointsOf(w).filter((e) =>
+      (e.api === "admin" || e.api === "console") && e.declared.authenticated && e.method !== "GET"
+    )
+  ).chain((endpoint) =>
+    fc.tuple(
+      endpoint.good,
+      fc.oneof(
+        fc.constant<string | undefined>(undefined),
+        fc.constantFrom("", "x", w.operator.cookie, w.operator.csrf.slice(1), w.holder.csrf)
+      ),
+      endpoint.body ?? fc.constant(undefined)
+    ).map(([params, csrf, body]) =>
+      request(endpoint, {
+        fault: csrf === undefined ? "no CSRF token" : `CSRF token ${JSON.stringify(csrf)}`,
+        params,
+        credentials: {
+          label: "a live operator session",
+          headers: {
+            cookie: `bundles_operator=${w.operator.cookie}`,
+            ...(csrf === undefined ? {} : { "x-csrf-token": csrf })
+          }
+        },
+        body,
+        // A bad body may be refused first.
+        expect: body === undefined ? [403] : [403, 422]
+      })
+    )
+  )
+
 export const everything = (w: World) =>
   fc.oneof(
     publicWithKey(w),
@@ -194,5 +250,7 @@ export const everything = (w: World) =>
     badCredentials(w, "admin"),
     dashboardWithSession(w),
     badCredentials(w, "dashboard"),
+    consoleWithSession(w),
+    badCredentials(w, "console"),
     badFraming(w)
   )

@@ -31,8 +31,13 @@ export const mayRoute = (shapes: ReadonlyArray<ReadonlyArray<string>>, path: str
     if (part === "..") parts.pop()
     else parts.push(part.toLowerCase())
   }
-  return shapes.some((shape) =>
-    shape.length === parts.length && shape.every((s, i) => s.startsWith(":") || s.toLowerCase() === parts[i])
+  // The server decodes nothing: an encoded dot segment (`%2e%2e`) is a path parameter's value as written.
+  const written = path.split("/").filter((part) => part !== "").map((part) => part.toLowerCase())
+  return [parts, written].some((candidate) =>
+    shapes.some((shape) =>
+      shape.length === candidate.length &&
+      shape.every((s, i) => s.startsWith(":") || s.toLowerCase() === candidate[i])
+    )
   )
 }
 

@@ -27,7 +27,8 @@ const canonical = (w: World, endpoint: Endpoint): fc.Arbitrary<Probe> =>
     const credentials = validCredentials(w, endpoint.api)
     // A dashboard mutation without a body or a path to break (sign-out, a new webhook secret) is
     // sent without its CSRF token: refused alike, whatever the spelling.
-    const refused = endpoint.api === "dashboard" && endpoint.method !== "GET" && endpoint.body === undefined &&
+    const refused = (endpoint.api === "dashboard" || endpoint.api === "console") && endpoint.method !== "GET" &&
+      endpoint.body === undefined &&
       endpoint.declared.params.length === 0
     return request(endpoint, {
       fault: refused ? "no CSRF token" : "",

@@ -14,6 +14,7 @@ import { probe, send } from "./Probe.js"
 export const PUBLIC = "/api/v1"
 export const ADMIN = "/admin/v1"
 export const DASHBOARD = "/dashboard/v1"
+export const CONSOLE = "/console/v1"
 export const WALLETS = ["main", "referral", "agent"] as const
 export { EVENT_TYPES } from "@databundle/contract/EventTypes"
 
@@ -42,6 +43,14 @@ export interface Holder {
   readonly eventId: string
 }
 
+/** An operator signed in to the console before fuzzing. */
+export interface Staff {
+  readonly id: number
+  readonly email: string
+  readonly cookie: string
+  readonly csrf: string
+}
+
 /** What the generators draw on: the accounts, keys, catalogue and orders set up before fuzzing. */
 export interface World {
   readonly port: number
@@ -54,6 +63,8 @@ export interface World {
   readonly broke: Account
   /** A signed-in dashboard user. */
   readonly holder: Holder
+  /** A signed-in console operator. */
+  readonly operator: Staff
   /** A key of `rich`, revoked. */
   readonly revokedKey: string
   /** The key of a suspended account. */
@@ -117,6 +128,9 @@ export const FINGERPRINT = `SELECT ${
     digest("ledger_entries", "t.*", "t.id"),
     digest("webhook_events", "t.id, t.account_id, t.type, t.body", "t.id"),
     digest("users", "t.id, t.account_id, t.email, t.password_hash, t.email_verified_at", "t.id"),
+    digest("operators", "t.id, t.email, t.name, t.password_hash, t.disabled_at", "t.id"),
+    // A refused request writes no line of the action log.
+    digest("operator_actions", "t.id, t.actor_kind, t.operator_id, t.action, t.target_kind, t.target_id", "t.id"),
     digest(
       "payments",
       "t.id, t.payment_number, t.account_id, t.idempotency_key, t.method, t.amount, t.status, t.settled_at",
@@ -233,6 +247,21 @@ const signUp = (bundleId: number) =>
     } satisfies Holder
   })
 
+/** An operator, created with the admin token and signed in to the console. */
+const signInOperator = Effect.gen(function*() {
+  const email = `fuzz-operator-${Date.now().toString(36)}@example.com`
+  const password = "fuzzing operator password"
+  const created = yield* raw("POST", `${ADMIN}/operators`, {
+    bearer: ADMIN_TOKEN,
+    body: { email, name: "Fuzz Operator", password }
+  })
+  assert.strictEqual(created.status, 201, created.text)
+  const signedIn = yield* raw("POST", `${CONSOLE}/session`, { body: { email, password } })
+  assert.strictEqual(signedIn.status, 200, signedIn.text)
+  const cookie = /bundles_operator=([^;]+)/.exec(signedIn.headers["set-cookie"]!)![1]!
+  return { id: created.json.operator.id, email, cookie, csrf: signedIn.json.csrf_token as string } satisfies Staff
+})
+
 /** Seeds the catalogue, creates the accounts, keys and orders, and takes the baseline. */
 export const setup = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -280,6 +309,7 @@ export const setup = Effect.gen(function*() {
   assert.deepStrictEqual(richOrders.map((o) => o.status), ["successful", "failed", "pending"])
 
   const holder = yield* signUp(buyable[0]!)
+  const operator = yield* signInOperator
 
   const events = yield* sql<{ id: string; account_id: number }>`SELECT id, account_id FROM webhook_events ORDER BY id`
   const eventsOf = (account: Account) => events.filter((e) => e.account_id === account.id).map((e) => e.id)
@@ -305,6 +335,7 @@ export const setup = Effect.gen(function*() {
     other,
     broke,
     holder,
+    operator,
     revokedKey: revoked.api_key,
     suspendedKey: suspended.key,
     accountIds: view.accounts.map((a) => a.id),
@@ -323,7 +354,16 @@ export const setup = Effect.gen(function*() {
     balances,
     priceGroups: catalog.price_groups,
     catalog: { price_groups: catalog.price_groups, networks: catalog.networks },
-    secrets: [ADMIN_TOKEN, rich.key, other.key, broke.key, suspended.key, revoked.api_key, holder.cookie],
+    secrets: [
+      ADMIN_TOKEN,
+      rich.key,
+      other.key,
+      broke.key,
+      suspended.key,
+      revoked.api_key,
+      holder.cookie,
+      operator.cookie
+    ],
     baseline,
     view,
     state: { last: baseline }
