@@ -353,6 +353,31 @@ describe.each(targets)("operator console ($name)", (target) => {
     await page.getByText(/Queued again/).waitFor()
     await expect.poll(() => hooks.received(), { timeout: 30_000 }).toBeGreaterThan(delivered)
 
+    // Another operator added from the console signs in elsewhere; disabling them ends that session.
+    await visit(page, meter, "Operators", "Operators")
+    const colleague = `abena.${Date.now()}@example.com`
+    await page.getByLabel("Name").fill("Abena Osei")
+    await page.getByLabel("Email").fill(colleague)
+    await page.getByLabel("First password").fill("short")
+    await page.getByRole("button", { name: "Add operator" }).click()
+    expect(await page.getByLabel("First password").getAttribute("aria-invalid")).toBe("true")
+    await page.getByLabel("First password").fill("abena's first password")
+    await page.getByRole("button", { name: "Add operator" }).click()
+    await page.getByTestId("operators").getByRole("cell", { name: colleague, exact: true }).waitFor()
+    const other = await fetch(`${server.origin}/console/v1/session`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json" },
+      body: JSON.stringify({ email: colleague, password: "abena's first password" })
+    })
+    expect(other.status).toBe(200)
+    const otherCookie = other.headers.get("set-cookie")!.split(";")[0]!
+    page.once("dialog", (dialog) => void dialog.accept())
+    await page.getByRole("button", { name: `Disable ${colleague}` }).click()
+    await page.getByText(/Disabled: signed out everywhere/).waitFor()
+    const ended = await fetch(`${server.origin}/console/v1/session`, { headers: { cookie: otherCookie } })
+    expect(ended.status).toBe(401)
+    await shots(page, "operators")
+
     // Signing out ends the operator's session.
     await page.getByRole("button", { name: "Sign out" }).click()
     await heading(page, "Operator sign in")

@@ -9,6 +9,7 @@ import type * as Acc from "@databundle/contract/Account"
 import type * as A from "@databundle/contract/AdminApi"
 import type * as Cat from "@databundle/contract/Catalog"
 import type * as C from "@databundle/contract/ConsoleApi"
+import type * as Op from "@databundle/contract/Operator"
 import type * as O from "@databundle/contract/Order"
 import type * as W from "@databundle/contract/Wallet"
 import type { HttpApi, HttpApiGroup } from "@effect/platform"
@@ -113,5 +114,12 @@ export const api = {
     { readonly path: { readonly account_id: number; readonly event_id: string } },
     Wire<typeof A.AdminDeliveryResponse>
   >("webhooksAdmin.resend"),
-  actions: endpoint<Query, ActionsPage>("actions.list")
+  actions: endpoint<Query, ActionsPage>("actions.list"),
+  operators: endpoint<{}, Wire<typeof A.OperatorsResponse>>("operators.list"),
+  createOperator: endpoint<Payload<typeof Op.CreateOperatorPayload>, Wire<typeof A.OperatorResponse>>(
+    "operators.create"
+  ),
+  disableOperator: endpoint<{ readonly path: { readonly operator_id: number } }, Wire<typeof A.OperatorResponse>>(
+    "operators.disable"
+  )
 }

@@ -4,6 +4,7 @@ import { account, accounts } from "./pages/Accounts.js"
 import { actions } from "./pages/Actions.js"
 import { catalog } from "./pages/Catalog.js"
 import { money } from "./pages/Money.js"
+import { operators } from "./pages/Operators.js"
 import { orders } from "./pages/Orders.js"
 import { overview } from "./pages/Overview.js"
 import { signIn } from "./pages/SignIn.js"
@@ -20,7 +21,8 @@ export const pages: Record<ConsolePageName, Page> = {
   account,
   catalog,
   webhooks,
-  actions
+  actions,
+  operators
 }
 
 /** The console's shell. */
@@ -35,7 +37,8 @@ export const CONSOLE_SHELL: Shell<ConsolePageName> = {
     ["accounts", "Accounts"],
     ["catalog", "Catalogue"],
     ["webhooks", "Webhooks"],
-    ["actions", "Action log"]
+    ["actions", "Action log"],
+    ["operators", "Operators"]
   ] as const).map(([page, label]) => [consolePath(page), label] as const),
   route: consoleRoute
 }

@@ -15,7 +15,8 @@ export const CONSOLE_PAGES = {
   account: "/console/accounts/:id",
   catalog: "/console/catalog",
   webhooks: "/console/webhooks",
-  actions: "/console/actions"
+  actions: "/console/actions",
+  operators: "/console/operators"
 } as const
 
 /** A console page's name. */
