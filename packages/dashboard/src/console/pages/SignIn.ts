@@ -3,7 +3,7 @@ import type { Page } from "../../App.js"
 import { h } from "../../Dom.js"
 import { form } from "../../Form.js"
 import { api, client } from "../Endpoints.js"
-import { consolePath } from "../Paths.js"
+import { consolePath, consoleRoute } from "../Paths.js"
 
 export const signIn: Page = {
   title: "Operator sign in",
@@ -23,7 +23,8 @@ export const signIn: Page = {
         client.setCsrfToken(session.csrf_token)
         app.setSignedIn(true, session.operator.name)
         const next = query.get("next")
-        app.go(next !== null && next.startsWith("/console") ? next : consolePath("overview"))
+        // Only back to a console page: a `next` is never a way off the console.
+        app.go(next !== null && consoleRoute(next.split("?")[0]!) !== undefined ? next : consolePath("overview"))
       }
     })
     return h(
