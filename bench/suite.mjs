@@ -5,7 +5,8 @@
 //   POST /orders on Postgres          vs  pgbench tpcb-like, scale 1, same clients
 //   GET /networks (and other reads)   vs  a bare Effect HttpApi server with the same body,
 //                                          and raw node:http with the same body
-//   serve --workers 2                 vs  one worker
+//   serve --workers 2                 vs  one worker, and one worker with the workers'
+//                                          rate-limit store (the database)
 //   the embedded database (PGlite)    vs  Postgres
 //   bundles --version                 vs  node -e 0
 //
@@ -67,8 +68,8 @@ requireLoopbackPg(opts.pg)
 const tmp = makeTempDir({ prefix: "bundles-suite-" })
 const pg = postgres(opts.pg)
 
-/** Runs bench/load.mjs with `args`; resolves to its JSON figures (and its exit status). */
-function loadTest(name, args) {
+/** Runs bench/load.mjs with `args` (and `env` added); resolves to its JSON figures (and its exit status). */
+function loadTest(name, args, env = {}) {
   const json = path.join(tmp, `${name}.json`)
   log(`${name}: node bench/load.mjs ${args.join(" ")}`)
   return new Promise((resolve) => {
@@ -85,7 +86,7 @@ function loadTest(name, args) {
       "--json",
       json,
       ...args
-    ], { stdio: ["ignore", "pipe", "inherit"] })
+    ], { stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, ...env } })
     const out = fs.createWriteStream(path.join(tmp, `${name}.txt`))
     child.stdout.on("data", (chunk) => {
       out.write(chunk)
@@ -188,7 +189,11 @@ async function floor(mode, bodyFile) {
   }
 }
 
-/** Median wall time of `node -e 0` and `bundles --version`, in turns, with the CLI's code cache warm. */
+/**
+ * Median wall time of `node -e 0`, `bundles --version` and `bundles --help`, in turns, with the
+ * CLI's code cache warm. The binary answers `--version` alone without loading its program;
+ * `--help` is the start-up of the program itself.
+ */
 function cliStartup(runs = 15) {
   const cli = path.join(ROOT, "packages/cli/dist/bundles.mjs")
   if (!fs.existsSync(cli)) return undefined
@@ -200,15 +205,18 @@ function cliStartup(runs = 15) {
     return Number(process.hrtime.bigint() - started) / 1e6
   }
   time(["-e", "0"])
-  time([cli, "--version"]) // writes the code cache
+  time([cli, "--version"])
+  time([cli, "--help"]) // writes the code cache
   const node = []
   const version = []
+  const help = []
   for (let i = 0; i < runs; i++) {
     node.push(time(["-e", "0"]))
     version.push(time([cli, "--version"]))
+    help.push(time([cli, "--help"]))
   }
   const median = (list) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)]
-  return { node: median(node), version: median(version), runs }
+  return { node: median(node), version: median(version), help: median(help), runs }
 }
 
 const ratio = (a, b) => a === undefined || b === undefined || b === 0 ? undefined : a / b
@@ -260,6 +268,12 @@ runMain("bench suite", async () => {
   if (!SKIP.has("workers") && !runState.interrupted) {
     console.log("\n== Postgres, serve --workers 2")
     figures.workers = await loadTest("workers", ["--workers", "2", "--scenarios", "orders,networks"])
+    // Workers share their rate-limit counts through the database (one more statement per
+    // request); one process with the same store tells that cost from the workers' own.
+    console.log("\n== Postgres, one process, rate limits in the database (as the workers keep them)")
+    figures.sharedLimits = await loadTest("shared-limits", ["--scenarios", "orders,networks"], {
+      BUNDLES_RATE_LIMIT_STORE: "database"
+    })
   }
   if (!SKIP.has("embedded") && !runState.interrupted) {
     console.log("\n== embedded database (PGlite)")
@@ -269,7 +283,11 @@ runMain("bench suite", async () => {
     console.log("\n== bundles --version cold start")
     figures.cli = cliStartup()
     if (figures.cli) {
-      console.log(`  node -e 0 ${fmt(figures.cli.node, 1)} ms, bundles --version ${fmt(figures.cli.version, 1)} ms`)
+      console.log(
+        `  node -e 0 ${fmt(figures.cli.node, 1)} ms, bundles --version ${
+          fmt(figures.cli.version, 1)
+        } ms, bundles --help ${fmt(figures.cli.help, 1)} ms`
+      )
     }
   }
   if (runState.interrupted) return 130
@@ -332,6 +350,18 @@ runMain("bench suite", async () => {
       "reported"
     )
   }
+  const sharedOrders = scenarioOf(figures.sharedLimits, "orders")
+  if (workersOrders && sharedOrders) {
+    row(
+      "POST /orders, serve --workers 2",
+      reqs(workersOrders),
+      `one worker, rate limits in the database: ${fmt(sharedOrders.rps, 0)} req/s, ${
+        fmt(sharedOrders.cpuMsPerRequest, 3)
+      } ms CPU/req`,
+      ratio(workersOrders.rps, sharedOrders.rps),
+      "reported"
+    )
+  }
   const workersNetworks = scenarioOf(figures.workers, "networks")
   if (workersNetworks) {
     row(
@@ -339,6 +369,18 @@ runMain("bench suite", async () => {
       reqs(workersNetworks),
       `one worker: ${fmt(networks?.rps, 0)} req/s`,
       ratio(workersNetworks.rps, networks?.rps),
+      "reported"
+    )
+  }
+  const sharedNetworks = scenarioOf(figures.sharedLimits, "networks")
+  if (workersNetworks && sharedNetworks) {
+    row(
+      "GET /networks, serve --workers 2",
+      reqs(workersNetworks),
+      `one worker, rate limits in the database: ${fmt(sharedNetworks.rps, 0)} req/s, ${
+        fmt(sharedNetworks.cpuMsPerRequest, 3)
+      } ms CPU/req`,
+      ratio(workersNetworks.rps, sharedNetworks.rps),
       "reported"
     )
   }
@@ -371,6 +413,13 @@ runMain("bench suite", async () => {
       `node -e 0: ${fmt(figures.cli.node, 1)} ms`,
       r,
       `≤ 2x: ${verdict(r === undefined ? undefined : r <= 2)}`
+    )
+    row(
+      "bundles --help (the program's own start-up)",
+      `${fmt(figures.cli.help, 1)} ms`,
+      `node -e 0: ${fmt(figures.cli.node, 1)} ms`,
+      ratio(figures.cli.help, figures.cli.node),
+      "reported"
     )
   }
   console.log("\n### Benchmark suite\n")

@@ -6,9 +6,13 @@ import { targets } from "@databundle/core/testing"
 import { colorWanted } from "@databundle/terminal/Tty"
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
+import { execFile } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { spawnCli, startServer, tempDir, type TestServer } from "./Harness.js"
+import { BINARY, spawnCli, startServer, tempDir, type TestServer } from "./Harness.js"
+
+/** The bundled program itself, which the binary runs for everything but `--version`. */
+const PROGRAM = path.join(path.dirname(BINARY), "main.cjs")
 
 describe("colour", () => {
   it("is on for a terminal only, off with NO_COLOR, forced with FORCE_COLOR", () => {
@@ -42,11 +46,26 @@ describe(`the binary on ${targets[0]!.name}`, () => {
       const version = yield* run(["--version"], {}, dir)
       assert.strictEqual(version.code, 0)
       assert.match(version.stdout, /^\d+\.\d+\.\d+\n/)
-      // The first run wrote the code cache, in a directory of this user's only.
+      // The binary answers `--version` without the program, in the program's own words.
       const cache = path.join(dir, "cache", "bundles")
+      assert.isFalse(fs.existsSync(cache))
+      const program = yield* Effect.promise(() =>
+        new Promise<string>((resolve, reject) =>
+          execFile(
+            process.execPath,
+            [PROGRAM, "--version"],
+            { env: { PATH: process.env.PATH ?? "" } },
+            (error, stdout) => error === null ? resolve(stdout) : reject(error)
+          )
+        )
+      )
+      assert.strictEqual(version.stdout, program)
+      // The first run of the program wrote the code cache, in a directory of this user's only.
+      const help = yield* run(["--help"], {}, dir)
+      assert.strictEqual(help.code, 0)
       assert.lengthOf(fs.readdirSync(cache).filter((f) => f.endsWith(".v8cache")), 1)
       assert.strictEqual(fs.statSync(cache).mode & 0o777, 0o700)
-      assert.strictEqual((yield* run(["--version"], {}, dir)).stdout, version.stdout)
+      assert.strictEqual((yield* run(["--help"], {}, dir)).stdout, help.stdout)
 
       const missing = yield* run(["balance", "--json"], { BUNDLES_CONFIG: path.join(dir, "none.json") }, dir)
       assert.strictEqual(missing.code, 1)

@@ -5,6 +5,11 @@
  * permit: a statement takes it for its own duration, a transaction holds it
  * until COMMIT/ROLLBACK. Values are mapped like node-postgres (`pg`) so code
  * written against `@effect/sql-pg` behaves the same here.
+ *
+ * Statements go to PGlite as one protocol message batch each, handled in one
+ * call into the database: a statement with parameters is prepared once under a
+ * name (as `@effect/sql-pg` does on Postgres) and then only bound and executed.
+ * `PGlite.query` would parse and plan it again each time, in six calls.
  */
 import * as Reactivity from "@effect/experimental/Reactivity"
 import { makeCompiler } from "@effect/sql-pg/PgClient"
@@ -12,8 +17,8 @@ import * as Client from "@effect/sql/SqlClient"
 import type { Connection } from "@effect/sql/SqlConnection"
 import { SqlError } from "@effect/sql/SqlError"
 import * as Statement from "@effect/sql/Statement"
-import { PGlite, types as PgTypes } from "@electric-sql/pglite"
-import type { ParserOptions, PGliteOptions, QueryOptions, Results, SerializerOptions } from "@electric-sql/pglite"
+import { parse as PgParse, PGlite, protocol as PgProtocol, types as PgTypes } from "@electric-sql/pglite"
+import type { ParserOptions, PGliteOptions, Results, RowMode } from "@electric-sql/pglite"
 import * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
 import * as Context from "effect/Context"
@@ -123,11 +128,6 @@ const parsers: ParserOptions = {
   [OID.timestamptzArray]: arrayOf(OID.timestamptzArray, parseDate)
 }
 
-// Parameters are turned into text by `prepareValue` (as node-postgres does,
-// independent of the parameter's type); PGlite must then send them verbatim
-// instead of running its per-type serializers (which e.g. reject a string for bytea).
-const serializers: SerializerOptions = new Proxy({}, { get: () => identity })
-
 const pad = (n: number, width = 2) => String(n).padStart(width, "0")
 
 // node-postgres' default: local time with its UTC offset.
@@ -231,6 +231,77 @@ const makeLock = (): Lock => {
   }
 }
 
+// --- statements -------------------------------------------------------------
+
+/** How many prepared statements the session keeps; the least recently used is closed past it. */
+const STATEMENT_CACHE_SIZE = 256
+
+interface StatementCache {
+  readonly get: (sql: string) => string | undefined
+  readonly nextName: () => string
+  readonly add: (sql: string, name: string) => void
+  readonly drop: (sql: string) => void
+  /** Statements to close with the next batch (closing one that is gone is no error). */
+  readonly takeClosing: () => Array<string>
+}
+
+/** Statement names are unique in the process: clients may share a PGlite instance. */
+const statementPrefix = `effect_sql_pglite_${Math.random().toString(36).slice(2, 8)}_`
+let statementCounter = 0
+
+const makeStatementCache = (capacity: number): StatementCache => {
+  const names = new Map<string, string>() // least recently used first
+  let closing: Array<string> = []
+  const drop = (sql: string) => {
+    const name = names.get(sql)
+    if (name === undefined) return
+    names.delete(sql)
+    closing.push(name)
+  }
+  return {
+    get: (sql) => {
+      const name = names.get(sql)
+      if (name !== undefined) {
+        names.delete(sql)
+        names.set(sql, name)
+      }
+      return name
+    },
+    nextName: () => `${statementPrefix}${++statementCounter}`,
+    add: (sql, name) => {
+      names.set(sql, name)
+      if (names.size > capacity) drop(names.keys().next().value!)
+    },
+    drop,
+    takeClosing: () => {
+      const taken = closing
+      closing = []
+      return taken
+    }
+  }
+}
+
+const concat = (parts: ReadonlyArray<Uint8Array>): Uint8Array => {
+  const out = new Uint8Array(parts.reduce((n, part) => n + part.length, 0))
+  let at = 0
+  for (const part of parts) {
+    out.set(part, at)
+    at += part.length
+  }
+  return out
+}
+
+type BackendMessage = Awaited<ReturnType<PGlite["execProtocolStream"]>>[number]
+type DatabaseError = BackendMessage & { readonly code?: string; readonly message: string }
+
+const isError = (message: BackendMessage): message is DatabaseError => message.name === "error"
+
+/** Throws the batch's error, if any, with the statement, as `PGlite.query` does. */
+const throwError = (messages: ReadonlyArray<BackendMessage>, query: string, params: ReadonlyArray<unknown>) => {
+  const error = messages.find(isError)
+  if (error !== undefined) throw Object.assign(error, { query, params })
+}
+
 // --- client -------------------------------------------------------------------
 
 const ATTR_DB_SYSTEM_NAME = "db.system.name"
@@ -268,19 +339,72 @@ export const make = (
       ? Statement.defaultTransforms(config.transformResultNames, config.transformJson).array
       : undefined
 
-    // Without parameters use the simple protocol (`exec`), which allows several
-    // statements, like node-postgres does; `query` only takes one statement.
+    // The parsers of every type: PGlite's, with ours over them. Merged once here,
+    // not per statement (PGlite's own per-query `parsers` option copies the whole
+    // table at every statement).
+    const allParsers: typeof pglite.parsers = { ...pglite.parsers, ...parsers }
+    const statements = makeStatementCache(STATEMENT_CACHE_SIZE)
+
+    // Without parameters use the simple protocol, which allows several statements,
+    // like node-postgres does; with them the extended one, which takes one.
+    // Parameters are sent as text made by `prepareValue` (as node-postgres does,
+    // whatever the parameter's type), so no statement needs describing first.
     // A WASM statement cannot be cancelled, so it runs uninterruptibly and the
     // permit is only given back once PGlite is done with it.
-    const run = (sql: string, params: ReadonlyArray<unknown>, rowMode: "array" | "object") => {
-      const options: QueryOptions = { rowMode, parsers, serializers }
-      return Effect.uninterruptible(Effect.tryPromise({
+    const run = (sql: string, params: ReadonlyArray<unknown>, rowMode: RowMode) =>
+      Effect.uninterruptible(Effect.tryPromise({
         try: (): Promise<ReadonlyArray<Results>> =>
-          params.length === 0
-            ? pglite.exec(sql, options)
-            : pglite.query<Record<string, unknown>>(sql, params.map(prepareValue), options).then((result) => [result]),
+          params.length === 0 ? simple(sql, rowMode) : extended(sql, params.map(prepareValue), rowMode),
         catch: sqlError("Failed to execute statement")
       }))
+
+    /** Sends a batch of messages in one call, as `PGlite.query` would, under PGlite's own locks. */
+    const send = (message: Uint8Array) =>
+      pglite._runExclusiveTransaction(() =>
+        pglite.runExclusive(async () => {
+          if (pglite.closed) throw new Error("PGlite is closed")
+          const messages = await pglite.execProtocolStream(message, { syncToFs: false, throwOnError: false })
+          const inTransaction = pglite.isInTransaction()
+          // Outside a transaction a statement is done: let a file system that buffers write it out.
+          if (!inTransaction) await pglite.syncToFs()
+          return { messages, inTransaction }
+        })
+      )
+
+    const simple = async (sql: string, rowMode: RowMode) => {
+      const { messages } = await send(concat([PgProtocol.serialize.query(sql), PgProtocol.serialize.sync()]))
+      throwError(messages, sql, [])
+      return PgParse.parseResults(messages, allParsers, { rowMode })
+    }
+
+    const extended = async (
+      sql: string,
+      values: Array<string | null>,
+      rowMode: RowMode
+    ): Promise<ReadonlyArray<Results>> => {
+      const prepared = statements.get(sql)
+      const name = prepared ?? statements.nextName()
+      const parts = statements.takeClosing().map((closing) => PgProtocol.serialize.close({ type: "S", name: closing }))
+      if (prepared === undefined) parts.push(PgProtocol.serialize.parse({ name, text: sql }))
+      parts.push(
+        PgProtocol.serialize.bind({ statement: name, values }),
+        PgProtocol.serialize.describe({ type: "P" }),
+        PgProtocol.serialize.execute({}),
+        PgProtocol.serialize.sync()
+      )
+      const { inTransaction, messages } = await send(concat(parts))
+      if (prepared === undefined && messages.some((m) => m.name === "parseComplete")) statements.add(sql, name)
+      const error = messages.find(isError)
+      // A statement whose result changed shape (DDL since it was prepared) or that is gone
+      // (`DEALLOCATE`, `DISCARD`) is prepared afresh: at once outside a transaction, where
+      // nothing ran (as `@effect/sql-pg`'s driver does); inside one, which the error
+      // aborted, for the next statement.
+      if (error !== undefined && prepared !== undefined && (error.code === "0A000" || error.code === "26000")) {
+        statements.drop(sql)
+        if (!inTransaction) return extended(sql, values, rowMode)
+      }
+      throwError(messages, sql, values)
+      return PgParse.parseResults(messages, allParsers, { rowMode })
     }
     // A multi-statement text yields one row list per statement, as in node-postgres.
     const rowsOf = (results: ReadonlyArray<Results>): ReadonlyArray<any> =>

@@ -456,6 +456,59 @@ layer(PgliteClient.layer({}), { timeout: "60 seconds", excludeTestServices: true
         assert.isFalse(shared.pglite.closed)
         assert.deepStrictEqual(yield* shared`SELECT 1 AS ok`, [{ ok: 1 }])
       }))
+
+    it.effect("prepares a statement with parameters once, and keeps a bounded number", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const prepared = (marker: string) =>
+          Effect.map(
+            sql<
+              { n: number }
+            >`SELECT count(*)::int4 AS n FROM pg_prepared_statements WHERE statement LIKE ${`%${marker}%`}`,
+            ([row]) => row.n
+          )
+        for (const value of [1, 2, 3]) {
+          assert.deepStrictEqual(yield* sql`SELECT ${value}::int4 + 1 AS once_marker`, [{ once_marker: value + 1 }])
+        }
+        assert.strictEqual(yield* prepared("once_marker"), 1)
+        for (let i = 0; i < 300; i++) yield* sql.unsafe(`SELECT $1::int4 AS many_marker_${i}`, [i])
+        const kept = yield* prepared("many_marker_")
+        assert.isAtMost(kept, 256)
+        assert.isAtLeast(kept, 200)
+        // The most recent ones are the ones kept, and still answer.
+        assert.deepStrictEqual(yield* sql.unsafe(`SELECT $1::int4 AS many_marker_299`, [5]), [{ many_marker_299: 5 }])
+      }))
+
+    it.effect("prepares a statement afresh when its result changed shape or it was deallocated", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        yield* sql`CREATE TABLE shape (a int4)`
+        yield* sql`INSERT INTO shape VALUES (1)`
+        const select = sql<Record<string, unknown>>`SELECT * FROM shape WHERE a = ${1}`
+        assert.deepStrictEqual(yield* select, [{ a: 1 }])
+        // Outside a transaction the statement is prepared again at once.
+        yield* sql`ALTER TABLE shape ADD COLUMN b text`
+        assert.deepStrictEqual(yield* select, [{ a: 1, b: null }])
+        // Inside one the error aborted it; the next statement prepares afresh.
+        yield* sql`ALTER TABLE shape ADD COLUMN c text`
+        const inTransaction = yield* Effect.flip(sql.withTransaction(select))
+        assert.strictEqual(pgCode(inTransaction), "0A000")
+        assert.deepStrictEqual(yield* select, [{ a: 1, b: null, c: null }])
+        yield* sql`DEALLOCATE ALL`
+        assert.deepStrictEqual(yield* select, [{ a: 1, b: null, c: null }])
+      }))
+
+    it.effect("reports a statement that fails to parse, every time", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        for (let i = 0; i < 2; i++) {
+          const error = yield* Effect.flip(sql`SELEC ${1}`)
+          assert.strictEqual(pgCode(error), "42601")
+        }
+        const error = yield* Effect.flip(sql`SELECT ${"x"}::int4 AS n`)
+        assert.strictEqual(pgCode(error), "22P02")
+        assert.deepStrictEqual(yield* sql`SELECT ${"7"}::int4 AS n`, [{ n: 7 }])
+      }))
   }
 )
 
