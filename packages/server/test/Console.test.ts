@@ -6,11 +6,13 @@
  * catalogue's single changes.
  */
 import { AdminApi, ConsoleApi, Operator, Session } from "@databundle/contract"
+import { OperatorActions } from "@databundle/core"
 import { targets } from "@databundle/core/testing"
 import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Exit } from "effect"
 import * as http from "node:http"
+import * as ActionLog from "../src/ActionLog.js"
 import {
   ADMIN_TOKEN,
   adminClient,
@@ -643,6 +645,41 @@ for (const target of targets) {
           const networkLines = yield* actions(`action=network.update&target_id=${network.id}`)
           assert.lengthOf(networkLines, 2)
           assert.match(networkLines[1].summary, /Deactivated network Telecel/)
+        }))
+
+      it.effect("a change and its log line commit together: a failed line undoes the change, nested or not", () =>
+        Effect.gen(function*() {
+          const sql = yield* SqlClient.SqlClient
+          const account = yield* newAccount(0n)
+          const { logged } = yield* ActionLog.make.pipe(Effect.provide(OperatorActions.OperatorActions.Default))
+          const nameOf = Effect.map(
+            sql<{ name: string }>`SELECT name FROM accounts WHERE id = ${account.id}`,
+            (rows) => rows[0]!.name
+          )
+          const lines = Effect.map(
+            sql<{ n: string }>`
+              SELECT count(*) AS n FROM operator_actions WHERE account_id = ${account.id} AND action = 'account.update'
+            `,
+            (rows) => Number(rows[0]!.n)
+          )
+          // The change opens its own transaction (a savepoint inside the log's), as the domain's do.
+          const rename = (name: string) =>
+            sql.withTransaction(sql`UPDATE accounts SET name = ${name} WHERE id = ${account.id}`).pipe(Effect.orDie)
+          const failed = yield* Effect.exit(logged(rename("Never Kept"), () => {
+            throw new Error("the log line cannot be written")
+          }))
+          assert.isTrue(Exit.isFailure(failed))
+          assert.strictEqual(yield* nameOf, "E2E Reseller", "the change was rolled back with its line")
+          assert.strictEqual(yield* lines, 0)
+          yield* logged(rename("Kept"), () => ({
+            action: "account.update" as const,
+            targetKind: "account" as const,
+            targetId: account.id,
+            accountId: account.id,
+            summary: "renamed"
+          }))
+          assert.strictEqual(yield* nameOf, "Kept")
+          assert.strictEqual(yield* lines, 1)
         }))
 
       it.effect("searches accounts by name, email, phone or id", () =>
