@@ -7,11 +7,15 @@
  * - types from the contract's schemas through type-only imports, which cost nothing at run
  *   time (`Endpoints.ts`; each endpoint's name is checked against the `DashboardApi` type);
  * - the method and path of each endpoint from the contract itself, read by the build with
- *   `HttpApi.reflect` and inlined as `DASHBOARD_ROUTES`, so a path exists in one place;
+ *   `HttpApi.reflect` and inlined as `DASHBOARD_ROUTES` (the operator's console: `CONSOLE_ROUTES`,
+ *   in its own chunk), so a path exists in one place;
  * - the envelope of the API's errors (`success: false`, `message`, the 422's `errors` by field).
  */
 
-declare const DASHBOARD_ROUTES: Record<string, readonly [method: string, path: string]>
+declare const DASHBOARD_ROUTES: Routes
+
+/** Each endpoint's method and path by `group.endpoint`, as the build read them from the contract. */
+export type Routes = Record<string, readonly [method: string, path: string]>
 
 /** A refusal from the API (its envelope) or no answer at all (`status` 0). */
 export class ApiFailure extends Error {
@@ -34,64 +38,78 @@ export interface CallOptions {
   readonly headers?: Record<string, string>
 }
 
-let csrfToken: string | undefined
+/**
+ * A client over one table of routes, with the state of one session: its CSRF token and what
+ * happens when the server says the session ended. The account holder's pages and the
+ * operator's console each have their own, so neither ever sends the other's token.
+ */
+export const makeClient = (routes: Routes, options: { readonly signIn: string }) => {
+  let csrfToken: string | undefined
+  let onUnauthorized: () => void = () => {}
 
-/** Sets the token state-changing requests carry (from the session the server returned). */
-export const setCsrfToken = (token: string | undefined): void => {
-  csrfToken = token
-}
-
-/** Called when the server answers 401 to a signed-in page: the session ended. */
-let onUnauthorized: () => void = () => {}
-/** Installs what happens when the session ends. */
-export const whenSignedOut = (f: () => void): void => {
-  onUnauthorized = f
-}
-
-/** The URL of an endpoint with its path parameters and query. */
-export const urlOf = (endpoint: string, options: CallOptions = {}): string => {
-  const route = DASHBOARD_ROUTES[endpoint]
-  if (route === undefined) throw new Error(`unknown endpoint ${endpoint}`)
-  let url = route[1].replace(/:(\w+)/g, (_, name: string) => encodeURIComponent(String(options.path?.[name] ?? "")))
-  const query = new URLSearchParams()
-  for (const [name, value] of Object.entries(options.query ?? {})) {
-    if (value !== undefined && value !== null && value !== "") query.set(name, String(value))
+  const urlOf = (endpoint: string, call: CallOptions = {}): string => {
+    const route = routes[endpoint]
+    if (route === undefined) throw new Error(`unknown endpoint ${endpoint}`)
+    let url = route[1].replace(/:(\w+)/g, (_, name: string) => encodeURIComponent(String(call.path?.[name] ?? "")))
+    const query = new URLSearchParams()
+    for (const [name, value] of Object.entries(call.query ?? {})) {
+      if (value !== undefined && value !== null && value !== "") query.set(name, String(value))
+    }
+    const text = query.toString()
+    if (text.length > 0) url += `?${text}`
+    return url
   }
-  const text = query.toString()
-  if (text.length > 0) url += `?${text}`
-  return url
+
+  const call = async <A>(endpoint: string, call: CallOptions = {}): Promise<A> => {
+    const [method] = routes[endpoint]!
+    const headers: Record<string, string> = { accept: "application/json", ...call.headers }
+    if (method !== "GET" && method !== "HEAD" && csrfToken !== undefined) headers["x-csrf-token"] = csrfToken
+    let body: string | undefined
+    if (call.payload !== undefined) {
+      headers["content-type"] = "application/json"
+      body = JSON.stringify(call.payload)
+    }
+    let response: Response
+    try {
+      response = await fetch(urlOf(endpoint, call), {
+        method,
+        headers,
+        body: body ?? null,
+        credentials: "same-origin"
+      })
+    } catch {
+      throw new ApiFailure(
+        0,
+        "No answer from the server: check your connection and try again (a repeated payment or order is never made twice).",
+        undefined,
+        undefined,
+        undefined
+      )
+    }
+    const json: any = await response.json().catch(() => undefined)
+    if (response.ok) return json as A
+    if (response.status === 401 && endpoint !== options.signIn) onUnauthorized()
+    const message = typeof json?.message === "string" ? json.message : `The server answered ${response.status}`
+    throw new ApiFailure(response.status, message, json?._tag, json?.errors, json)
+  }
+
+  return {
+    /** The URL of an endpoint with its path parameters and query. */
+    urlOf,
+    /** Calls an endpoint by its `group.endpoint` name; resolves to the decoded JSON body. */
+    call,
+    /** Sets the token state-changing requests carry (from the session the server returned). */
+    setCsrfToken: (token: string | undefined): void => {
+      csrfToken = token
+    },
+    /** Installs what happens when the server answers 401 to a signed-in page: the session ended. */
+    whenSignedOut: (f: () => void): void => {
+      onUnauthorized = f
+    }
+  }
 }
 
-/** Calls an endpoint by its `group.endpoint` name; resolves to the decoded JSON body. */
-export const call = async <A>(endpoint: string, options: CallOptions = {}): Promise<A> => {
-  const [method] = DASHBOARD_ROUTES[endpoint]!
-  const headers: Record<string, string> = { accept: "application/json", ...options.headers }
-  if (method !== "GET" && method !== "HEAD" && csrfToken !== undefined) headers["x-csrf-token"] = csrfToken
-  let body: string | undefined
-  if (options.payload !== undefined) {
-    headers["content-type"] = "application/json"
-    body = JSON.stringify(options.payload)
-  }
-  let response: Response
-  try {
-    response = await fetch(urlOf(endpoint, options), {
-      method,
-      headers,
-      body: body ?? null,
-      credentials: "same-origin"
-    })
-  } catch {
-    throw new ApiFailure(
-      0,
-      "No answer from the server: check your connection and try again (a repeated payment or order is never made twice).",
-      undefined,
-      undefined,
-      undefined
-    )
-  }
-  const json: any = await response.json().catch(() => undefined)
-  if (response.ok) return json as A
-  if (response.status === 401 && endpoint !== "session.signIn") onUnauthorized()
-  const message = typeof json?.message === "string" ? json.message : `The server answered ${response.status}`
-  throw new ApiFailure(response.status, message, json?._tag, json?.errors, json)
-}
+const dashboard = makeClient(DASHBOARD_ROUTES, { signIn: "dashboardAccess.signIn" })
+
+/** The account holder's client (the dashboard API). */
+export const { call, setCsrfToken, urlOf, whenSignedOut } = dashboard

@@ -2,6 +2,8 @@
  * The app shell: the landmarks (skip link, header with navigation, main), the router over
  * the History API, and the signed-in state. On each page change the new page's heading
  * takes the focus and the title changes, so a screen reader announces where it landed.
+ * The account holder's pages and the operator's console each start one, with their own
+ * pages, navigation and sign-in page (`Shell`).
  */
 import { ApiFailure } from "./Api.js"
 import { h, replace } from "./Dom.js"
@@ -19,6 +21,8 @@ export interface Page {
   readonly title: string
   /** Shown without a session (sign-in, registration, email links). */
   readonly public?: boolean
+  /** Only without a session (sign-in, registration): a signed-in visitor goes home instead. */
+  readonly guestOnly?: boolean
   readonly render: (context: Context) => Node | Promise<Node>
 }
 
@@ -31,23 +35,47 @@ export interface App {
   readonly go: (path: string, options?: { readonly replace?: boolean }) => void
 }
 
-const NAV: ReadonlyArray<readonly [PageName, string]> = [
-  ["home", "Home"],
-  ["buy", "Buy"],
-  ["bulk", "Bulk"],
-  ["orders", "Orders"],
-  ["wallet", "Wallet"],
-  ["fund", "Fund"],
-  ["keys", "API keys"],
-  ["webhooks", "Webhooks"]
-]
+/** What differs between the account holder's app and the operator's console. */
+export interface Shell<P extends string> {
+  /** The brand's text and where it leads; the documents' title suffix is the text too. */
+  readonly brand: string
+  readonly home: string
+  readonly signIn: string
+  readonly nav: ReadonlyArray<readonly [path: string, label: string]>
+  /** The page a path is, with its parameters (undefined: not this app's). */
+  readonly route: (path: string) => { readonly page: P; readonly params: Record<string, string> } | undefined
+}
+
+/** The account holder's shell. */
+export const DASHBOARD_SHELL: Shell<PageName> = {
+  brand: "Data bundles",
+  home: pathOf("home"),
+  signIn: pathOf("signIn"),
+  nav: ([
+    ["home", "Home"],
+    ["buy", "Buy"],
+    ["bulk", "Bulk"],
+    ["orders", "Orders"],
+    ["wallet", "Wallet"],
+    ["fund", "Fund"],
+    ["keys", "API keys"],
+    ["webhooks", "Webhooks"]
+  ] as const).map(([page, label]) => [pathOf(page), label] as const),
+  route
+}
 
 /** Starts the app in `root` with its pages; `signOut` ends the session on the server. */
-export const start = (
+export const start = <P extends string>(
   root: HTMLElement,
-  pages: Record<PageName, Page>,
-  options: { readonly signedIn: boolean; readonly name?: string; readonly signOut: () => Promise<void> }
+  pages: Record<P, Page>,
+  options: {
+    readonly shell: Shell<P>
+    readonly signedIn: boolean
+    readonly name?: string
+    readonly signOut: () => Promise<void>
+  }
 ): App => {
+  const shell = options.shell
   let signedIn = options.signedIn
   let userName = options.name ?? ""
   const main = h("main", { id: "main", tabindex: "-1" })
@@ -55,9 +83,9 @@ export const start = (
   let renderCount = 0
 
   const renderHeader = (current: string) => {
-    const brand = h("a", { href: "/", class: "brand" }, "Data bundles")
+    const brand = h("a", { href: shell.home, class: "brand" }, shell.brand)
     if (!signedIn) {
-      replace(header, brand, h("nav", { "aria-label": "Account" }, h("a", { href: pathOf("signIn") }, "Sign in")))
+      replace(header, brand, h("nav", { "aria-label": "Account" }, h("a", { href: shell.signIn }, "Sign in")))
       return
     }
     const signOut = h("button", { type: "button", class: "link" }, "Sign out")
@@ -65,7 +93,7 @@ export const start = (
       signOut.disabled = true
       options.signOut().finally(() => {
         app.setSignedIn(false)
-        app.go(pathOf("signIn"))
+        app.go(shell.signIn)
       })
     })
     replace(
@@ -79,10 +107,9 @@ export const start = (
         h(
           "ul",
           null,
-          NAV.map(([page, label]) => {
-            const href = pathOf(page)
-            return h("li", null, h("a", { href, "aria-current": href === current ? "page" : undefined }, label))
-          })
+          shell.nav.map(([href, label]) =>
+            h("li", null, h("a", { href, "aria-current": href === current ? "page" : undefined }, label))
+          )
         )
       )
     )
@@ -91,23 +118,27 @@ export const start = (
   const render = async () => {
     const mine = ++renderCount
     const path = location.pathname
-    const found = route(path)
+    const found = shell.route(path)
     if (found === undefined) {
       renderHeader(path)
-      document.title = "Not found · Data bundles"
-      replace(main, h("h1", { tabindex: "-1" }, "Page not found"), h("p", null, h("a", { href: "/" }, "Go home")))
+      document.title = `Not found · ${shell.brand}`
+      replace(
+        main,
+        h("h1", { tabindex: "-1" }, "Page not found"),
+        h("p", null, h("a", { href: shell.home }, "Go home"))
+      )
       return
     }
     const page = pages[found.page]
     if (!page.public && !signedIn) {
       const back = path + location.search
-      return app.go(`${pathOf("signIn")}?next=${encodeURIComponent(back)}`, { replace: true })
+      return app.go(`${shell.signIn}?next=${encodeURIComponent(back)}`, { replace: true })
     }
-    if (page.public && signedIn && (found.page === "signIn" || found.page === "register")) {
-      return app.go(pathOf("home"), { replace: true })
+    if (page.guestOnly && signedIn) {
+      return app.go(shell.home, { replace: true })
     }
     renderHeader(path)
-    document.title = `${page.title} · Data bundles`
+    document.title = `${page.title} · ${shell.brand}`
     main.setAttribute("aria-busy", "true")
     let content: Node
     try {
@@ -142,13 +173,14 @@ export const start = (
     }
   }
 
-  // Same-origin links to pages stay in the app; anything else is left to the browser.
+  // Same-origin links to this app's pages stay in it; anything else (the other app's pages
+  // too) is left to the browser.
   document.addEventListener("click", (event) => {
     if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey) return
     const link = (event.target as Element).closest("a")
     if (!link || link.target || link.hasAttribute("download") || link.getAttribute("href")?.startsWith("#")) return
     const url = new URL(link.href, location.href)
-    if (url.origin !== location.origin || route(url.pathname) === undefined) return
+    if (url.origin !== location.origin || shell.route(url.pathname) === undefined) return
     event.preventDefault()
     app.go(url.pathname + url.search)
   })

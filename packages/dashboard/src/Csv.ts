@@ -53,8 +53,8 @@ export const toCsv = (header: ReadonlyArray<string>, rows: ReadonlyArray<Readonl
   [header, ...rows].map((row) => row.map(quote).join(",")).join("\r\n") + "\r\n"
 
 /** Offers a text as a file download. */
-export const download = (name: string, text: string): void => {
-  const url = URL.createObjectURL(new Blob([text], { type: "text/csv;charset=utf-8" }))
+export const download = (name: string, text: string, type = "text/csv;charset=utf-8"): void => {
+  const url = URL.createObjectURL(new Blob([text], { type }))
   const link = document.createElement("a")
   link.href = url
   link.download = name

@@ -1,6 +1,10 @@
-/** The dashboard's entry: learns whether a session is open, then starts the shell with every page. */
+/**
+ * The dashboard's entry: under /console, loads the operator's console (a chunk of its own,
+ * so the account holder's pages never carry it); anywhere else, learns whether a session is
+ * open, then starts the shell with every page.
+ */
 import { ApiFailure, setCsrfToken, whenSignedOut } from "./Api.js"
-import { type Page, start } from "./App.js"
+import { DASHBOARD_SHELL, type Page, start } from "./App.js"
 import { api } from "./Endpoints.js"
 import { register, resetPassword, signIn, verifyEmail } from "./pages/Access.js"
 import { bulk } from "./pages/Bulk.js"
@@ -43,6 +47,10 @@ const fromFragmentLink = () => {
 }
 
 const boot = async () => {
+  if (location.pathname === "/console" || location.pathname.startsWith("/console/")) {
+    const { boot: console } = await import("./console/Console.js")
+    return console()
+  }
   fromFragmentLink()
   let session: Awaited<ReturnType<typeof api.session>> | undefined
   try {
@@ -52,6 +60,7 @@ const boot = async () => {
     if (!(error instanceof ApiFailure) || error.status !== 401) console.error(error)
   }
   const app = start(document.getElementById("app")!, pages, {
+    shell: DASHBOARD_SHELL,
     signedIn: session !== undefined,
     ...(session ? { name: session.user.name } : {}),
     signOut: async () => {

@@ -2,7 +2,9 @@
  * What the dashboard costs a phone, measured by the browser: the first load of the sign-in
  * page at most 100 KB on the wire in total, and a later page change under 30 KB. Also the
  * answers' security headers, the 404 of paths that are not pages, and no serious axe-core
- * violation on the pages a visitor sees first, on a phone and on a desktop.
+ * violation on the pages a visitor sees first, on a phone and on a desktop. The operator's
+ * console has the same first-load budget for its sign-in page, and the account holder's
+ * pages never load its chunk.
  */
 import { startServer, type TestServer } from "@databundle/client/testing"
 import { targets } from "@databundle/core/testing"
@@ -43,6 +45,29 @@ describe.each(targets)("dashboard budgets ($name)", (target) => {
     await page.close()
   })
 
+  it("loads the console's sign-in page within 100 KB, and never the console on the holder's pages", async () => {
+    const page = await browser.context.newPage()
+    const meter = await transferMeter(page)
+    await page.goto(`${server.origin}/sign-in`, { waitUntil: "networkidle" })
+    await page.getByRole("heading", { name: "Sign in" }).waitFor()
+    const holder = meter.read().entries.map((e) => e.url)
+    const console_ = (url: string) => /\/assets\/(Console|console)\./.test(url)
+    expect(holder.filter(console_), holder.join(" ")).toEqual([])
+
+    meter.reset()
+    await page.goto(`${server.origin}/console/sign-in`, { waitUntil: "networkidle" })
+    await page.getByRole("heading", { name: "Operator sign in" }).waitFor()
+    const first = meter.read()
+    // The console's chunk and stylesheet, and its own session probe (not the holder's).
+    expect(first.entries.filter((e) => console_(e.url)).length, JSON.stringify(first.entries)).toBe(2)
+    expect(first.entries.some((e) => e.url.endsWith("/console/v1/session"))).toBe(true)
+    expect(first.entries.some((e) => e.url.includes("/dashboard/v1/"))).toBe(false)
+    expect(first.total, JSON.stringify(first.entries)).toBeLessThanOrEqual(100 * KB)
+    expect(await seriousViolations(page)).toEqual([])
+    console.log(`console sign-in first load: ${first.total} B in ${first.entries.length} requests`)
+    await page.close()
+  })
+
   it("serves the app with its security headers, compressed, and 404s what is not a page", async () => {
     const html = await fetch(`${server.origin}/sign-in`, { headers: { "accept-encoding": "br" } })
     expect(html.status).toBe(200)
@@ -50,13 +75,26 @@ describe.each(targets)("dashboard budgets ($name)", (target) => {
     expect(html.headers.get("content-security-policy")).not.toContain("unsafe-inline")
     expect(html.headers.get("cache-control")).toBe("no-cache")
     expect(html.headers.get("x-content-type-options")).toBe("nosniff")
-    const script = /src="(\/assets\/app\.[0-9a-f]+\.js)"/.exec(await html.text())![1]!
+    const script = /src="(\/assets\/app\.[0-9A-Za-z]+\.js)"/.exec(await html.text())![1]!
     const asset = await fetch(`${server.origin}${script}`, { headers: { "accept-encoding": "gzip" } })
     expect(asset.headers.get("cache-control")).toBe("public, max-age=31536000, immutable")
     expect(asset.headers.get("content-encoding")).toBe("gzip")
-    for (const path of ["/nothing-here", "/sign-in/", "/SIGN-IN", "/%73ign-in", "/orders/", "/assets/"]) {
+    for (
+      const path of [
+        "/nothing-here",
+        "/sign-in/",
+        "/SIGN-IN",
+        "/%73ign-in",
+        "/orders/",
+        "/assets/",
+        "/console/",
+        "/console/nothing",
+        "/console/accounts/"
+      ]
+    ) {
       expect((await fetch(`${server.origin}${path}`)).status, path).toBe(404)
     }
+    expect((await fetch(`${server.origin}/console/accounts/12`)).status).toBe(200)
     const post = await fetch(`${server.origin}/sign-in`, { method: "POST" })
     expect(post.status).toBe(405)
     expect(post.headers.get("allow")).toBe("GET, HEAD")

@@ -14,6 +14,7 @@ const linkToken = (): string => new URLSearchParams(location.hash.slice(1)).get(
 export const signIn: Page = {
   title: "Sign in",
   public: true,
+  guestOnly: true,
   render: ({ app, query }) => {
     const signInForm = form({
       label: "Sign in",
@@ -60,6 +61,7 @@ export const signIn: Page = {
 export const register: Page = {
   title: "Create an account",
   public: true,
+  guestOnly: true,
   render: () => {
     const done = h("div", { role: "status" })
     const registerForm = form({
