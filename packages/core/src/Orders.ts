@@ -19,19 +19,22 @@ import {
   type Account,
   ApiError,
   Bundle,
+  Money,
   Order,
   Page as PageContract,
   Phone,
-  Wallet as WalletContract
+  Wallet as WalletContract,
+  Webhook
 } from "@databundle/contract"
-import { SqlClient } from "@effect/sql"
-import { Cause, Clock, Data, Duration, Effect, Option, Schedule, Schema } from "effect"
-import { int8, isUniqueViolation, orDie } from "./Database.js"
+import { SqlClient, type Statement } from "@effect/sql"
+import { Cause, Clock, Data, Duration, Effect, Either, Option, Schedule, Schema } from "effect"
+import { int8, isUniqueViolation, orDie, sqlState } from "./Database.js"
 import { type FulfillmentOutcome, FulfillmentProvider, type FulfillmentRequest } from "./Fulfillment.js"
 import * as Page from "./Page.js"
 import { Settings } from "./Settings.js"
 import * as Tokens from "./Tokens.js"
-import { type Moved, Wallet } from "./Wallet.js"
+import { Wallet } from "./Wallet.js"
+import * as WebhooksModule from "./Webhooks.js"
 import { Webhooks } from "./Webhooks.js"
 
 interface OrderRow {
@@ -112,6 +115,42 @@ const GIVE_UP_AFTER = Duration.hours(24)
 /** How far ahead a claim moves an order's next check, so no other process takes it meanwhile. */
 const CLAIM_LEASE_SECONDS = 60
 
+/** Not-null violation: the placement's ledger entry without a balance, because the wallet was short. */
+const NOT_NULL_VIOLATION = "23502"
+
+/**
+ * Stand-ins for the values of a placement's events that only its statement knows, written
+ * into the bodies and then replaced there (`Webhooks.splicedBody`). Strings and times stand
+ * with their quotes, numbers with their key, so none can be found inside another value.
+ */
+const STAND_IN = {
+  price: 123456789012345n,
+  balance: 123456789012346n,
+  label: "\u0000bundle label",
+  network: "\u0000network name",
+  time: new Date(Date.UTC(1901, 0, 1, 0, 0, 0, 1))
+} as const
+
+const encodeCedis = Schema.encodeSync(Money.Cedis)
+
+/** A money value of an event body, from `column` (pesewas) in the statement, as cedis like `Cedis` writes them. */
+const cedisValue = (sql: SqlClient.SqlClient, key: string, standIn: bigint, column: string): WebhooksModule.SplicedValue => ({
+  standIn: `"${key}":${JSON.stringify(encodeCedis(standIn))}`,
+  json: sql`${`"${key}":`}::text || trim_scale(${sql.literal(column)}::numeric / 100)::text`
+})
+
+/** A text value of an event body, from `column` in the statement. */
+const textValue = (sql: SqlClient.SqlClient, standIn: string, column: string): WebhooksModule.SplicedValue => ({
+  standIn: JSON.stringify(standIn),
+  json: sql`to_json(${sql.literal(column)})::text`
+})
+
+/** A time of an event body, from `column` in the statement, as `Schema.Date` writes it (ISO 8601, milliseconds, UTC). */
+const timeValue = (sql: SqlClient.SqlClient, standIn: Date, column: string): WebhooksModule.SplicedValue => ({
+  standIn: JSON.stringify(standIn.toISOString()),
+  json: sql`to_json(to_char(${sql.literal(column)} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))::text`
+})
+
 /** Only a well-formed order number can name an order: anything else is not found without a query. */
 const isOrderNumber = Schema.is(Order.OrderNumber)
 
@@ -164,30 +203,87 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
           : Effect.fail(new Bundle.BundleUnavailable({ message: `${bundle.name} is not available now` }))
       })
 
-    const placeInTransaction = (accountId: number, input: Order.PlaceOrderPayload) =>
-      sql.withTransaction(Effect.gen(function*() {
-        const orderNumber = Tokens.orderNumber()
+    const placeAtOnce = (accountId: number, input: Order.PlaceOrderPayload) =>
+      Effect.gen(function*() {
+        const orderNumber = Tokens.orderNumber() as Order.OrderNumber
         // A provider that knows from the number alone that it delivers (the simulator) has the
-        // delivery recorded with the placement, not in a second transaction after it.
+        // delivery recorded with the placement, not in a second statement after it.
         const delivered = provider.decide !== undefined && Option.exists(
           provider.decide({ orderNumber, phoneNumber: input.phone_number }),
           (outcome) => outcome._tag === "Delivered"
         )
-        // One statement reads the bundle and the account's price (inside the transaction,
-        // never from a cache), inserts the order and debits the main wallet with its ledger
-        // entry (the movement `Wallet.move` makes: the balance changes only if it stays
-        // non-negative, and the entry records the balance it left). An unavailable bundle
-        // reads nothing and inserts nothing; a reference already taken inserts and moves
-        // nothing; a wallet short of the price gives no entry, and the transaction is rolled back.
-        const [row] = yield* sql<
+        // The events the placement writes (`Wallet.announce`'s debit, and the delivery when it
+        // is known), with stand-ins for what only the statement knows, spliced in there.
+        const now = new Date(yield* Clock.currentTimeMillis)
+        const debitId = Webhook.EventId.make(Tokens.eventId())
+        const debitEvent = Webhook.eventBody({
+          id: debitId,
+          type: "wallet.debited",
+          created_at: now,
+          data: {
+            account_id: accountId as Account.AccountId,
+            wallet: "main",
+            amount: STAND_IN.price,
+            balance: STAND_IN.balance,
+            reason: "order",
+            order_number: orderNumber,
+            note: null
+          }
+        })
+        const events: Array<
+          { readonly id: string; readonly type: Webhook.WebhookEventType; readonly body: Statement.Fragment }
+        > = [{
+          id: debitId,
+          type: "wallet.debited",
+          body: WebhooksModule.splicedBody(sql, debitEvent, [
+            cedisValue(sql, "amount", STAND_IN.price, "p.amount"),
+            cedisValue(sql, "balance", STAND_IN.balance, "n.balance_after")
+          ])
+        }]
+        if (delivered) {
+          const successId = Webhook.EventId.make(Tokens.eventId())
+          const successEvent = Webhook.eventBody({
+            id: successId,
+            type: "order.successful",
+            created_at: now,
+            data: {
+              order_number: orderNumber,
+              bundle: STAND_IN.label,
+              network: STAND_IN.network,
+              phone_number: input.phone_number,
+              amount_paid: STAND_IN.price,
+              status: "successful",
+              reference: input.reference ?? null,
+              created_at: STAND_IN.time
+            }
+          })
+          events.push({
+            id: successId,
+            type: "order.successful",
+            body: WebhooksModule.splicedBody(sql, successEvent, [
+              textValue(sql, STAND_IN.label, "p.bundle_label"),
+              textValue(sql, STAND_IN.network, "p.network_name"),
+              cedisValue(sql, "amount_paid", STAND_IN.price, "p.amount"),
+              timeValue(sql, STAND_IN.time, "p.created_at")
+            ])
+          })
+        }
+        // One statement, so one round trip and no transaction around it (a statement is a
+        // transaction of its own): it reads the bundle and the account's price (never from a
+        // cache), inserts the order, debits the main wallet and writes the ledger entry (the
+        // movement `Wallet.move` makes: the balance changes only if it stays non-negative, and
+        // the entry records the balance it left), then numbers the account's events from its
+        // counter and writes them (what `Webhooks.enqueue` does). An unavailable bundle reads
+        // nothing and writes nothing; a reference already taken inserts and moves nothing; a
+        // wallet short of the price debits nothing, so the entry's balance is null, which its
+        // NOT NULL refuses: the statement fails and leaves nothing behind.
+        const result = yield* sql<
           OrderRow & {
             bundle_key: string
             network_slug: string
             price: string
             placed: boolean
-            entry_id: string | null
             balance_after: string | null
-            entry_created_at: Date | null
           }
         >`
           WITH bundle AS (
@@ -215,63 +311,68 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
             UPDATE wallets w SET balance = w.balance - p.amount
             FROM placed p
             WHERE w.account_id = p.account_id AND w.kind = 'main' AND w.balance - p.amount >= 0
-            RETURNING w.account_id, w.kind, w.balance, p.id AS order_id, p.amount
+            RETURNING w.balance
           ),
           entry AS (
             INSERT INTO ledger_entries (account_id, wallet, amount, balance_after, reason, order_id)
-            SELECT account_id, kind, -amount, balance, 'order', order_id FROM debited
-            RETURNING id, balance_after, created_at
+            SELECT p.account_id, 'main', -p.amount, d.balance, 'order', p.id
+            FROM placed p LEFT JOIN debited d ON true
+            RETURNING balance_after
+          ),
+          counter AS (
+            UPDATE accounts a SET event_seq = a.event_seq + ${events.length}
+            FROM entry
+            WHERE a.id = ${accountId}
+            RETURNING a.id, a.event_seq, a.webhook_url
+          ),
+          events AS (
+            INSERT INTO webhook_events (id, account_id, seq, type, body, next_attempt_at, queued_at)
+            ${
+          sql.join(" UNION ALL ", false)(events.map((event, i) =>
+            sql`SELECT ${event.id}::text, c.id, c.event_seq - ${events.length - 1 - i}, ${event.type}::text,
+              ${event.body},
+              CASE WHEN c.webhook_url IS NULL THEN NULL ELSE now() END,
+              CASE WHEN c.webhook_url IS NULL THEN NULL ELSE now() END
+            FROM counter c, placed p, entry n`
+          ))
+        }
           )
           SELECT p.id, p.order_number, p.account_id, p.bundle_label, p.network_name, p.phone_number, p.amount,
             p.status, p.reference, p.created_at, bundle.key AS bundle_key, bundle.network_slug, bundle.price,
-            p.id IS NOT NULL AS placed, e.id AS entry_id, e.balance_after,
-            e.created_at AS entry_created_at
+            p.id IS NOT NULL AS placed, e.balance_after
           FROM bundle LEFT JOIN placed p ON true LEFT JOIN entry e ON true
-        `
+        `.pipe(
+          Effect.map(Either.right),
+          Effect.catchIf((error) => sqlState(error) === NOT_NULL_VIOLATION, (error) => Effect.succeed(Either.left(error)))
+        )
+        if (Either.isLeft(result)) {
+          // The wallet was short of the price: nothing was written.
+          const [short] = yield* sql<{ balance: string; price: string }>`
+            SELECT w.balance, COALESCE(p.price, b.base_price) AS price
+            FROM accounts a
+            JOIN wallets w ON w.account_id = a.id AND w.kind = 'main'
+            JOIN bundles b ON b.id = ${input.bundle_id}
+            LEFT JOIN bundle_prices p ON p.bundle_id = b.id AND p.price_group_id = a.price_group_id
+            WHERE a.id = ${accountId}
+          `
+          return yield* new WalletContract.InsufficientBalance({
+            message: "Insufficient wallet balance",
+            balance: short === undefined ? 0n : int8(short.balance),
+            required: short === undefined ? 0n : int8(short.price)
+          })
+        }
+        const [row] = result.right
         if (row === undefined) return yield* explainUnplaced(accountId, input)
         if (!row.placed) {
           // Another request holds this reference; the insert waited for it to commit, so it is visible now.
           return yield* replayOrConflict((yield* findByReference(accountId, input.reference!))!, input)
         }
-        const {
-          balance_after,
-          bundle_key,
-          entry_created_at,
-          entry_id,
-          network_slug,
-          placed: _,
-          price: priceText,
-          ...order
-        } = row
-        const price = int8(priceText)
-        if (entry_id === null || balance_after === null || entry_created_at === null) {
-          const balance = Option.match(yield* wallet.balances(accountId), {
-            onNone: () => 0n,
-            onSome: (b) => b.main
-          })
-          return yield* new WalletContract.InsufficientBalance({
-            message: "Insufficient wallet balance",
-            balance,
-            required: price
-          })
-        }
-        const debit: Moved = {
-          entryId: Number(entry_id),
-          balanceAfter: int8(balance_after),
-          createdAt: entry_created_at
-        }
-        // Every account's feed gets the events; they are queued for delivery when the account has a webhook URL.
-        yield* wallet.announce(
-          { accountId, wallet: "main", amount: -price, reason: "order" },
-          debit,
-          order.order_number as Order.OrderNumber
-        )
-        if (delivered) yield* webhooks.enqueue(accountId, { type: "order.successful", data: toOrder(order) })
+        const { balance_after, bundle_key, network_slug, placed: _, price: _price, ...order } = row
         return Placed.Created({
           order: { ...order, bundle_key, network_slug },
-          balanceAfter: debit.balanceAfter
+          balanceAfter: int8(balance_after!)
         })
-      })).pipe(
+      }).pipe(
         // A fresh order number colliding with an existing one is astronomically rare; try again.
         Effect.retry({ times: 3, while: (error) => isUniqueViolation(error) })
       )
@@ -346,7 +447,7 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
 
     /** Places an order for an account: pays for it, then hands it to fulfilment. */
     const place = Effect.fn("Orders.place")(function*(accountId: number, input: Order.PlaceOrderPayload) {
-      const placed = yield* orDie(placeInTransaction(accountId, input))
+      const placed = yield* orDie(placeAtOnce(accountId, input))
       if (placed._tag === "Replayed") {
         const balance = yield* wallet.balances(accountId)
         return {

@@ -19,7 +19,7 @@ import {
   WebhookDelivery as DeliveryContract
 } from "@databundle/contract"
 import { HttpClient, HttpClientError, HttpClientRequest } from "@effect/platform"
-import { SqlClient } from "@effect/sql"
+import { SqlClient, type Statement } from "@effect/sql"
 import { Clock, Duration, Effect, Ref, Schedule, Schema } from "effect"
 import { int8, orDie } from "./Database.js"
 import * as Page from "./Page.js"
@@ -131,6 +131,43 @@ const testContent = (
     case "wallet.debited":
       return { type, test: true, data: movement }
   }
+}
+
+/** A value of an event's body that the statement writing the event supplies. */
+export interface SplicedValue {
+  /** The JSON text the body was written with in the value's place: it must appear there exactly once. */
+  readonly standIn: string
+  /** The SQL of the value's JSON text. */
+  readonly json: Statement.Fragment
+}
+
+/**
+ * The SQL of an event's body whose `values` only the statement writing it knows (a price read
+ * in that statement, the balance its debit left, its time). `body` is the body written with
+ * a stand-in for each of them (`eventBody` of the event so made), and it is cut around them:
+ * the text between is sent as parameters, each value's JSON spliced in where its stand-in
+ * was, so the stored text is the one `eventBody` would write with the real values.
+ */
+export const splicedBody = (
+  sql: SqlClient.SqlClient,
+  body: string,
+  values: ReadonlyArray<SplicedValue>
+): Statement.Fragment => {
+  const found = values.map((value) => {
+    const at = body.indexOf(value.standIn)
+    if (at < 0 || body.indexOf(value.standIn, at + 1) >= 0) {
+      throw new Error(`the stand-in ${value.standIn} must appear exactly once in the event body`)
+    }
+    return { at, value }
+  }).sort((a, b) => a.at - b.at)
+  const parts: Array<Statement.Fragment> = []
+  let from = 0
+  for (const { at, value } of found) {
+    parts.push(sql`${body.slice(from, at)}::text`, value.json)
+    from = at + value.standIn.length
+  }
+  parts.push(sql`${body.slice(from)}::text`)
+  return sql.join(" || ", false)(parts)
 }
 
 /**

@@ -1,7 +1,7 @@
-import { ApiError, Bundle, Order, Wallet as WalletContract } from "@databundle/contract"
+import { ApiError, Bundle, Order, Wallet as WalletContract, Webhook } from "@databundle/contract"
 import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
-import { ConfigProvider, Effect, Either, Layer, Option, TestServices } from "effect"
+import { ConfigProvider, Effect, Either, Layer, Option, Schema, TestServices } from "effect"
 import { Orders } from "../src/Orders.js"
 import { Wallet } from "../src/Wallet.js"
 import { Domain, fundedAccount, seedCatalog } from "./fixtures.js"
@@ -209,6 +209,49 @@ for (const target of targets) {
             WHERE o.order_number = ${placed.order.order_number} AND l.reason = 'refund'
           `
           assert.strictEqual(refunds.length, 1)
+          assert.isTrue((yield* audit).ok)
+        }))
+
+      it.effect("a placement writes its events with it, each body exactly as eventBody writes it", () =>
+        Effect.gen(function*() {
+          const { networks } = yield* seedCatalog
+          const sql = yield* SqlClient.SqlClient
+          // A label that JSON must escape, and a price and a balance with pesewas.
+          const label = "MTN \"1GB\" \\ ✓ – \u0001 é"
+          const [bundle] = yield* sql<{ id: number }>`
+            INSERT INTO bundles (network_id, key, size, name, base_price, sort_order)
+            VALUES (${networks[0]!.id}, ${`events-${Date.now()}`}, '1GB', ${label}, 1205, 99)
+            RETURNING id
+          `
+          const account = yield* fundedAccount(100_005n)
+          const delivered = yield* place(account, { bundle_id: bundle!.id, phone_number: "0241234567", reference: "ev.1" })
+          const pending = yield* place(account, { bundle_id: bundle!.id, phone_number: "0249999999" })
+          const rows = yield* sql<{ seq: string; type: string; body: string; created_at: Date }>`
+            SELECT seq::text AS seq, type, body, created_at FROM webhook_events
+            WHERE account_id = ${account} ORDER BY seq
+          `
+          // The funding, then the first order's debit and delivery, then the second's debit.
+          assert.deepStrictEqual(rows.map((row) => [row.seq, row.type]), [
+            ["1", "wallet.funded"],
+            ["2", "wallet.debited"],
+            ["3", "order.successful"],
+            ["4", "wallet.debited"]
+          ])
+          const decode = Schema.decodeUnknownSync(Schema.parseJson(Webhook.WebhookEvent))
+          for (const row of rows) assert.strictEqual(Webhook.eventBody(decode(row.body)), row.body)
+          const [, debit, success, secondDebit] = rows.map((row) => decode(row.body))
+          assert.deepInclude(debit!.data, {
+            account_id: account,
+            wallet: "main",
+            amount: 1205n,
+            balance: 98_800n,
+            reason: "order",
+            order_number: delivered.order.order_number,
+            note: null
+          })
+          assert.deepStrictEqual(success!.data, { ...delivered.order, bundle: label, network: "MTN" })
+          assert.strictEqual((success!.data as Order.Order).created_at.getTime(), delivered.order.created_at.getTime())
+          assert.deepInclude(secondDebit!.data, { balance: 97_595n, order_number: pending.order.order_number })
           assert.isTrue((yield* audit).ok)
         }))
 
