@@ -48,6 +48,8 @@ interface PricedBundles {
     readonly basePrice: bigint
     readonly prices: ReadonlyMap<number, bigint>
   }>
+  /** The listing for each price group asked for (`null`: base prices), made once per cached read. */
+  readonly listings: Map<number | null, { readonly network: string; readonly bundles: ReadonlyArray<Bundle.Bundle> }>
 }
 
 /** Catalogue reads for resellers, and import and export for the operator. */
@@ -100,27 +102,36 @@ export class Catalog extends Effect.Service<Catalog>()("core/Catalog", {
               prices: new Map(
                 prices.filter((p) => p.bundle_id === row.id).map((p) => [p.price_group_id, int8(p.price)] as const)
               )
-            }))
+            })),
+            listings: new Map()
           })
         }).pipe(orDie)
     })
 
-    /** Active networks, in the operator's order, with how many bundles each lists. */
+    /** Active networks, in the operator's order, with how many bundles each lists (the same array while cached). */
     const networks = networksCache.get("all").pipe(Effect.withSpan("Catalog.networks"))
 
-    /** A network's bundles, inactive ones included, priced for a price group (`null`: base prices). */
+    /**
+     * A network's bundles, inactive ones included, priced for a price group (`null`: base
+     * prices). The same object for as long as the read is cached, so a caller may keep what
+     * it derives from it (the server keeps the encoded response) beside it.
+     */
     const bundles = Effect.fn("Catalog.bundles")(function*(networkId: number, priceGroupId: number | null) {
       const found = yield* bundlesCache.get(networkId)
       if (Option.isNone(found)) {
         return yield* new Network.NetworkNotFound({ message: `Network ${networkId} not found` })
       }
-      return {
+      const made = found.value.listings.get(priceGroupId)
+      if (made !== undefined) return made
+      const listing = {
         network: found.value.network,
         bundles: found.value.bundles.map(({ basePrice, bundle, prices }): Bundle.Bundle => ({
           ...bundle,
           price: (priceGroupId === null ? undefined : prices.get(priceGroupId)) ?? basePrice
         }))
       }
+      found.value.listings.set(priceGroupId, listing)
+      return listing
     })
 
     /**

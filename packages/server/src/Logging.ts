@@ -12,7 +12,7 @@
  * serving a request carries that request's `request_id`), `cause` when there is one, and
  * `spans` only when some are open; never Effect's internal fiber id.
  */
-import { Effect, FiberRefs, Inspectable, Layer, Logger, LogLevel } from "effect"
+import { Effect, FiberRef, FiberRefs, Inspectable, Layer, Logger, LogLevel } from "effect"
 import * as RequestContext from "./RequestContext.js"
 
 const errorToJson = (u: unknown) =>
@@ -63,12 +63,32 @@ export const batchedLines = (stream: NodeJS.WriteStream) => {
   }
 }
 
-/** JSON lines on stdout, in batches, for `serve`. */
+/**
+ * Where a request's line may be written directly, as the text `jsonLine` would make of it,
+ * instead of through the logger (which costs a good share of a cached read). Set only where
+ * the lines go to the server's own output at Info; anywhere else (tests capturing the
+ * logger's lines, the one-shot commands) request lines go through the logger.
+ */
+export const requestLines: FiberRef.FiberRef<((line: string) => void) | undefined> = FiberRef.unsafeMake<
+  ((line: string) => void) | undefined
+>(undefined)
+
+/**
+ * The line of a request (message `request` at Info), as `jsonLine` writes it for the same
+ * annotations outside any span: `annotations` must start with the request's `request_id`.
+ */
+export const requestLine = (annotations: Readonly<Record<string, unknown>>): string =>
+  `{"message":"request","logLevel":"INFO","timestamp":${JSON.stringify(new Date().toISOString())},"annotations":${
+    JSON.stringify(annotations)
+  }}`
+
+/** JSON lines on stdout, in batches, for `serve`; request lines go straight to the batch. */
 export const toStdout = Layer.unwrapEffect(Effect.sync(() => {
   const write = batchedLines(process.stdout)
   return Layer.mergeAll(
     Logger.replace(Logger.defaultLogger, Logger.map(jsonLine, write)),
-    Logger.minimumLogLevel(LogLevel.Info)
+    Logger.minimumLogLevel(LogLevel.Info),
+    Layer.locallyScoped(requestLines, write)
   )
 }))
 

@@ -4,7 +4,8 @@
  * bodies or query strings, so keys and tokens stay out of the logs.
  */
 import { HttpApp, HttpMiddleware, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Effect, Exit } from "effect"
+import { Effect, Exit, FiberRef } from "effect"
+import * as Logging from "./Logging.js"
 import * as RequestContext from "./RequestContext.js"
 
 /** Wraps the whole HTTP app. */
@@ -23,16 +24,18 @@ export const middleware = HttpMiddleware.make((app) =>
         const status = Exit.isSuccess(exit) ? exit.value.status : Exit.isInterrupted(exit) ? 499 : 500
         const elapsed = performance.now() - started
         info.route?.observe(status, elapsed / 1000)
-        return Effect.logInfo("request").pipe(
-          Effect.annotateLogs({
-            request_id: info.id,
-            method: request.method,
-            path: RequestContext.pathOf(request.url),
-            status,
-            duration_ms: Math.round(elapsed * 10) / 10,
-            ...(info.accountId === undefined ? {} : { account_id: info.accountId })
-          })
-        )
+        const annotations = {
+          request_id: info.id,
+          method: request.method,
+          path: RequestContext.pathOf(request.url),
+          status,
+          duration_ms: Math.round(elapsed * 10) / 10,
+          ...(info.accountId === undefined ? {} : { account_id: info.accountId })
+        }
+        return Effect.flatMap(FiberRef.get(Logging.requestLines), (write) =>
+          write === undefined
+            ? Effect.logInfo("request").pipe(Effect.annotateLogs(annotations))
+            : Effect.sync(() => write(Logging.requestLine(annotations))))
       })
     )
   })

@@ -4,7 +4,7 @@
 import { Account, ResellerApi } from "@databundle/contract"
 import { Catalog, Orders, Wallet, Webhooks } from "@databundle/core"
 import { HttpApiBuilder, HttpApp, HttpServerResponse } from "@effect/platform"
-import { Effect, Layer, Option } from "effect"
+import { Effect, Layer, Option, Schema } from "effect"
 import { ServerApi } from "./ServerApi.js"
 
 /** GET /balance and GET /wallet/transactions. */
@@ -30,20 +30,43 @@ export const WalletLive = HttpApiBuilder.group(
         }))
 )
 
-/** GET /networks and GET /networks/{network_id}/bundles. */
+/**
+ * A response made once for each value `Catalog` hands out (the same object for as long as it
+ * is cached): the schema's encoding and the JSON are done once per catalogue read, not per
+ * request. The router sends a response it is given as it is.
+ */
+const encodedOnce = <A extends object, I>(schema: Schema.Schema<A, I>) => {
+  const encode = Schema.encodeSync(schema)
+  const made = new WeakMap<object, HttpServerResponse.HttpServerResponse>()
+  return <K extends object>(key: K, value: (key: K) => A) => {
+    let response = made.get(key)
+    if (response === undefined) {
+      response = HttpServerResponse.uint8Array(new TextEncoder().encode(JSON.stringify(encode(value(key)))), {
+        contentType: "application/json"
+      })
+      made.set(key, response)
+    }
+    return response
+  }
+}
+
+/** GET /networks and GET /networks/{network_id}/bundles, from the catalogue's cache. */
 export const CatalogLive = HttpApiBuilder.group(ServerApi, "catalog", (handlers) =>
-  handlers
-    .handle("networks", () =>
-      Effect.map(Effect.flatMap(Catalog.Catalog, (c) => c.networks), (networks) => ({
-        success: true as const,
-        networks
-      })))
-    .handle("bundles", ({ path }) =>
-      Effect.gen(function*() {
-        const { priceGroupId } = yield* Account.CurrentAccount
-        const listing = yield* (yield* Catalog.Catalog).bundles(path.network_id, priceGroupId)
-        return { success: true as const, ...listing }
-      })))
+  Effect.gen(function*() {
+    const catalog = yield* Catalog.Catalog
+    const networksResponse = encodedOnce(ResellerApi.NetworksResponse)
+    const bundlesResponse = encodedOnce(ResellerApi.BundlesResponse)
+    return handlers
+      .handle("networks", () =>
+        Effect.map(catalog.networks, (networks) =>
+          networksResponse(networks, (networks) => ({ success: true as const, networks }))))
+      .handle("bundles", ({ path }) =>
+        Effect.gen(function*() {
+          const { priceGroupId } = yield* Account.CurrentAccount
+          const listing = yield* catalog.bundles(path.network_id, priceGroupId)
+          return bundlesResponse(listing, (listing) => ({ success: true as const, ...listing }))
+        }))
+  }))
 
 const placedMessage = (status: string, replayed: boolean) =>
   replayed
