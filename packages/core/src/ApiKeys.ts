@@ -100,7 +100,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("core/ApiKeys", {
     const authenticate = (key: Redacted.Redacted<string>) => {
       const value = Redacted.value(key)
       return Tokens.looksLikeApiKey(value)
-        ? cache.get(Tokens.sha256Hex(value)).pipe(Effect.withSpan("ApiKeys.authenticate"))
+        ? cache.get(Tokens.sha256Hex(value)).pipe(Effect.withSpan("ApiKeys.authenticate", { captureStackTrace: false }))
         : Effect.succeed(Option.none<Principal>())
     }
 
