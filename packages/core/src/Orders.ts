@@ -2,13 +2,14 @@
  * Orders: placement, lookup, lists, and the state machine
  * `pending` → `successful` | `failed`, where `failed` refunds exactly once.
  *
- * Placement is one transaction of two statements: read the bundle and the account's price,
- * then, in one statement, insert the order (a unique (account, reference) turns a concurrent
- * duplicate into a wait and then a replay), debit the main wallet with a conditional update
- * (so concurrent orders never overdraw it) and write the ledger entry. Fulfilment then runs
- * through the provider port: an outcome the provider knows without asking anyone (the
- * simulator's deliveries) is recorded in the placement's own insert, any other is asked for
- * after the placement commits and recorded in a transaction of its own. Every settlement is a conditional
+ * Placement is one statement, so one round trip and a transaction of its own: read the
+ * bundle and the account's price, insert the order (a unique (account, reference) turns a
+ * concurrent duplicate into a wait and then a replay), debit the main wallet with a
+ * conditional update (so concurrent orders never overdraw it), write the ledger entry, and
+ * write the account's events numbered from its counter. Fulfilment then runs through the
+ * provider port: an outcome the provider knows without asking anyone (the simulator's
+ * deliveries) is recorded in the placement's own insert, any other is asked for after the
+ * placement commits and recorded in a transaction of its own. Every settlement is a conditional
  * update `WHERE status = 'pending'` in the same transaction as its refund, so whichever
  * process settles first wins and the refund cannot happen twice.
  *
