@@ -23,8 +23,7 @@ import {
   HttpApiError,
   HttpApp,
   HttpServerError,
-  HttpServerRequest,
-  HttpServerResponse
+  HttpServerRequest
 } from "@effect/platform"
 import { Cause, Effect, Either, FiberRef, Option, Redacted, Schema } from "effect"
 import { timingSafeEqual } from "node:crypto"
@@ -353,20 +352,16 @@ export const make = (api: HttpApi.HttpApi.Any, routes: Routes.Routes) =>
         const request = yield* HttpServerRequest.HttpServerRequest
         const target = RequestContext.splitTarget(request.url)
         const decision = routes.decide(request.method, target.path)
-        ;(yield* FiberRef.get(RequestContext.current)).route = decision._tag === "Endpoint"
-          ? routeMetrics.get(decision.endpoint)
-          : unmatched
+        const info = yield* FiberRef.get(RequestContext.current)
+        info.route = decision._tag === "Endpoint" ? routeMetrics.get(decision.endpoint) : unmatched
         // A body not read to its end (refused, too large, too slow, or for an endpoint
         // without a payload) is not worth draining: the connection closes after the answer.
-        let unread = carriesBody(request)
+        // The request log's pre-response handler sends the headers with the request id.
         const headers: ResponseHeaders = {}
-        yield* HttpApp.appendPreResponseHandler((_, response) =>
-          Effect.succeed(
-            HttpServerResponse.setHeaders(response, unread ? { ...headers, connection: "close" } : headers)
-          )
-        )
+        info.headers = headers
+        info.closeAfter = carriesBody(request)
         const bodyRead = Effect.sync(() => {
-          unread = false
+          info.closeAfter = false
         })
         return yield* handle(app, request, decision, target, bodyRead, headers).pipe(
           Effect.catchAllCause((cause) => toEnvelope(cause, request, decision, target.path)),

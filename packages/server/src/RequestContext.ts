@@ -18,6 +18,10 @@ export interface RequestInfo {
   /** The client address the gateway decided on (per-address limits, sign-in throttling). */
   address?: string | undefined
   route?: RouteMetrics | undefined
+  /** Headers for the response, whatever the answer (the gateway's), set with the request id. */
+  headers?: Record<string, string> | undefined
+  /** True when the connection is to close after the answer (a body was left unread). */
+  closeAfter?: boolean | undefined
 }
 
 /** The current request's info; the request pipeline sets a fresh one per request. */

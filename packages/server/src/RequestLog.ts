@@ -14,8 +14,18 @@ export const middleware = HttpMiddleware.make((app) =>
     const request = yield* HttpServerRequest.HttpServerRequest
     const info: RequestContext.RequestInfo = { id: RequestContext.newId(), accountId: undefined }
     const started = performance.now()
+    // The one pre-response handler of the request: its id, and whatever headers the gateway
+    // decided on (rate limits, `Allow`, the dashboard's, closing the connection).
     yield* HttpApp.appendPreResponseHandler((_, response) =>
-      Effect.succeed(HttpServerResponse.setHeader(response, "x-request-id", info.id))
+      Effect.succeed(
+        info.headers === undefined
+          ? HttpServerResponse.setHeader(response, "x-request-id", info.id)
+          : HttpServerResponse.setHeaders(response, {
+            ...info.headers,
+            ...(info.closeAfter === true ? { connection: "close" } : {}),
+            "x-request-id": info.id
+          })
+      )
     )
     yield* Effect.annotateCurrentSpan("request_id", info.id)
     return yield* Effect.locally(app, RequestContext.current, info).pipe(
