@@ -135,7 +135,12 @@ const STAND_IN = {
 const encodeCedis = Schema.encodeSync(Money.Cedis)
 
 /** A money value of an event body, from `column` (pesewas) in the statement, as cedis like `Cedis` writes them. */
-const cedisValue = (sql: SqlClient.SqlClient, key: string, standIn: bigint, column: string): WebhooksModule.SplicedValue => ({
+const cedisValue = (
+  sql: SqlClient.SqlClient,
+  key: string,
+  standIn: bigint,
+  column: string
+): WebhooksModule.SplicedValue => ({
   standIn: `"${key}":${JSON.stringify(encodeCedis(standIn))}`,
   json: sql`${`"${key}":`}::text || trim_scale(${sql.literal(column)}::numeric / 100)::text`
 })
@@ -344,7 +349,10 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
           FROM bundle LEFT JOIN placed p ON true LEFT JOIN entry e ON true
         `.pipe(
           Effect.map(Either.right),
-          Effect.catchIf((error) => sqlState(error) === NOT_NULL_VIOLATION, (error) => Effect.succeed(Either.left(error)))
+          Effect.catchIf(
+            (error) => sqlState(error) === NOT_NULL_VIOLATION,
+            (error) => Effect.succeed(Either.left(error))
+          )
         )
         if (Either.isLeft(result)) {
           // The wallet was short of the price: nothing was written.

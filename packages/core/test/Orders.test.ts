@@ -224,7 +224,11 @@ for (const target of targets) {
             RETURNING id
           `
           const account = yield* fundedAccount(100_005n)
-          const delivered = yield* place(account, { bundle_id: bundle!.id, phone_number: "0241234567", reference: "ev.1" })
+          const delivered = yield* place(account, {
+            bundle_id: bundle!.id,
+            phone_number: "0241234567",
+            reference: "ev.1"
+          })
           const pending = yield* place(account, { bundle_id: bundle!.id, phone_number: "0249999999" })
           const rows = yield* sql<{ seq: string; type: string; body: string; created_at: Date }>`
             SELECT seq::text AS seq, type, body, created_at FROM webhook_events

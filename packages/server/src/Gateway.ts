@@ -18,13 +18,7 @@
  */
 import { ApiError, ApiKey, JsonBody, Operator, Session } from "@databundle/contract"
 import { ApiKeys, Operators, RateLimiter, Sessions, Settings, Tokens } from "@databundle/core"
-import {
-  HttpApi,
-  HttpApiError,
-  HttpApp,
-  HttpServerError,
-  HttpServerRequest
-} from "@effect/platform"
+import { HttpApi, HttpApiError, HttpApp, HttpServerError, HttpServerRequest } from "@effect/platform"
 import { Cause, Effect, Either, FiberRef, Option, Redacted, Schema } from "effect"
 import { timingSafeEqual } from "node:crypto"
 import * as AdminToken from "./AdminToken.js"
