@@ -28,6 +28,7 @@ import {
   Webhook
 } from "@databundle/contract"
 import { SqlClient, type Statement } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
 import { Cause, Clock, Data, Duration, Effect, Either, Option, Schedule, Schema } from "effect"
 import { int8, isUniqueViolation, orDie, sqlState } from "./Database.js"
 import { type FulfillmentOutcome, FulfillmentProvider, type FulfillmentRequest } from "./Fulfillment.js"
@@ -116,8 +117,17 @@ const GIVE_UP_AFTER = Duration.hours(24)
 /** How far ahead a claim moves an order's next check, so no other process takes it meanwhile. */
 const CLAIM_LEASE_SECONDS = 60
 
-/** Not-null violation: the placement's ledger entry without a balance, because the wallet was short. */
-const NOT_NULL_VIOLATION = "23502"
+/**
+ * The placement's ledger entry without a balance, because the wallet was short: a not-null
+ * violation on `balance_after` (the only column of the statement that can be null; a
+ * driver that names the column must name that one).
+ */
+const isShortWallet = (error: SqlError): boolean => {
+  if (sqlState(error) !== "23502") return false
+  const cause: unknown = error.cause
+  const column = typeof cause === "object" && cause !== null && "column" in cause ? cause.column : undefined
+  return column === undefined || column === "balance_after"
+}
 
 /**
  * Stand-ins for the values of a placement's events that only its statement knows, written
@@ -350,7 +360,7 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
         `.pipe(
           Effect.map(Either.right),
           Effect.catchIf(
-            (error) => sqlState(error) === NOT_NULL_VIOLATION,
+            isShortWallet,
             (error) => Effect.succeed(Either.left(error))
           )
         )
