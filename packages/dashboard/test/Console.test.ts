@@ -258,6 +258,12 @@ describe.each(targets)("operator console ($name)", (target) => {
     await page.getByLabel("Order number").fill(orderNumber)
     await page.getByRole("button", { name: "Apply filters" }).click()
     await page.getByRole("cell", { name: "failed" }).waitFor()
+    // By age: the order is seconds old, so none failed more than a day ago.
+    await page.getByLabel("Order number").fill("")
+    await page.getByLabel("Status").selectOption("failed")
+    await page.getByLabel("Older than (minutes)").fill("1440")
+    await page.getByRole("button", { name: "Apply filters" }).click()
+    await page.getByText("0 order(s)").waitFor()
 
     // Suspend the buyer's account: its API key is refused from then on.
     await visit(page, meter, "Accounts", "Accounts")

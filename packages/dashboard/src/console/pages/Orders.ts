@@ -14,7 +14,7 @@ import { api, type Order } from "../Endpoints.js"
 import { consolePath } from "../Paths.js"
 import { age, queryOf, table } from "../Ui.js"
 
-const FILTERS = ["order_number", "reference", "phone_number", "account_id", "status"] as const
+const FILTERS = ["order_number", "reference", "phone_number", "account_id", "status", "older_than"] as const
 
 const accountLink = (id: number) => h("a", { href: consolePath("account", { id: String(id) }) }, `#${id}`)
 
@@ -82,22 +82,8 @@ const resolveForm = (o: Order): Node => {
   return f.element
 }
 
-/** The pending orders, oldest first: the last page of the newest-first list, read backwards. */
-const oldestPending = async (): Promise<{ readonly orders: ReadonlyArray<Order>; readonly total: number }> => {
-  const first = await api.orders({ query: { status: "pending", per_page: 20 } })
-  const last = first.pagination.last_page > 1
-    ? await api.orders({ query: { status: "pending", per_page: 20, page: first.pagination.last_page } })
-    : first
-  const orders = [...last.orders].reverse()
-  // The oldest page may be short: top it up from the one before.
-  if (orders.length < 20 && first.pagination.last_page > 1) {
-    const before = await api.orders({
-      query: { status: "pending", per_page: 20, page: first.pagination.last_page - 1 }
-    })
-    orders.push(...[...before.orders].reverse().slice(0, 20 - orders.length))
-  }
-  return { orders, total: first.pagination.total }
-}
+/** The pending orders, oldest first (the queue an operator works through). */
+const oldestPending = () => api.orders({ query: { status: "pending", sort: "oldest", per_page: 20 } })
 
 export const orders: Page = {
   title: "Orders",
@@ -119,7 +105,8 @@ export const orders: Page = {
           { value: "successful", label: "Successful" },
           { value: "failed", label: "Failed" }
         ]
-      }
+      },
+      { name: "older_than", label: "Older than (minutes)", type: "number", inputmode: "numeric" }
     ])
     let results: Node
     if (filters.order_number) {
@@ -145,7 +132,7 @@ export const orders: Page = {
       results = h(
         "div",
         null,
-        h("h2", null, `Pending orders, oldest first (${pending.total})`),
+        h("h2", null, `Pending orders, oldest first (${pending.pagination.total})`),
         pending.orders.length === 0
           ? h("p", { class: "muted" }, "No order is pending.")
           : h(
