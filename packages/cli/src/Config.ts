@@ -68,10 +68,14 @@ export const sameServer = (a: string, b: string): boolean => {
   return normal(a) === normal(b)
 }
 
-/** How an API key is shown: its first characters only, like the server's display prefix. */
+/**
+ * How an API key is shown: its first characters only, like the server's display prefix (the
+ * mode of a `dbk_live_` or `dbk_test_` key and 8 characters, else 12 characters).
+ */
 export const keyHint = (key: Redacted.Redacted<string> | string): string => {
   const text = typeof key === "string" ? key : Redacted.value(key)
-  return text.length >= 20 ? `${text.slice(0, 12)}…` : "…"
+  const shown = /^dbk_(live|test)_/.test(text) ? 17 : 12
+  return text.length >= 20 ? `${text.slice(0, shown)}…` : "…"
 }
 
 /** Reads the saved login; none when there is no file. Warns when others can read it. */

@@ -323,7 +323,7 @@ for (const target of targets) {
         )
         assert.include(login.stdout, `Saved to ${file}`)
         assert.notInclude(login.stdout + login.stderr, account.key)
-        assert.include(login.stdout, `${account.key.slice(0, 12)}…`)
+        assert.include(login.stdout, `${account.key.slice(0, 17)}…`)
         assert.strictEqual(fs.statSync(file).mode & 0o777, 0o600)
         assert.strictEqual(fs.statSync(path.dirname(file)).mode & 0o777, 0o700)
         assert.deepStrictEqual(JSON.parse(fs.readFileSync(file, "utf8")), {

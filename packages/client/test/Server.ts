@@ -124,7 +124,7 @@ export const startServer = async (target: Target, extra: Record<string, string> 
         if (options.limits !== undefined) {
           yield* client.accounts.update({ path: { account_id: created.id }, payload: { limits: options.limits } })
         }
-        const key = yield* client.apiKeys.create({ path: { account_id: created.id } })
+        const key = yield* client.apiKeys.create({ path: { account_id: created.id }, urlParams: {} })
         return { id: created.id, key: key.api_key }
       })
     )

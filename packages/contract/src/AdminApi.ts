@@ -46,6 +46,7 @@ import { IdempotencyHeaders } from "./Idempotency.js"
 import { integerParam, IntegerText } from "./Identifier.js"
 import { AuditReport, LedgerEntry } from "./Ledger.js"
 import { ListMailParams, OutboxMail } from "./Mail.js"
+import { modeOrLive } from "./Mode.js"
 import { NetworkId, NetworkNotFound } from "./Network.js"
 import { CreateOperatorPayload, OPERATOR_COOKIE, OperatorId, OperatorNotFound, OperatorSummary } from "./Operator.js"
 import { ListActionsParams, OperatorAction } from "./OperatorAction.js"
@@ -154,6 +155,9 @@ export class ApiKeysGroup extends HttpApiGroup.make("apiKeys")
   .add(
     HttpApiEndpoint.post("create", "/accounts/:account_id/keys")
       .setPath(AccountPath)
+      .setUrlParams(Schema.Struct({
+        mode: modeOrLive("`test` for a key on the account's test wallet and the simulator; `live` by default")
+      }))
       .addSuccess(ApiKeyCreated, { status: 201 })
       .annotate(CarriesSecret, true)
   )
@@ -186,7 +190,11 @@ export class WalletsGroup extends HttpApiGroup.make("wallets")
   .add(
     HttpApiEndpoint.get("ledger", "/accounts/:account_id/ledger")
       .setPath(AccountPath)
-      .setUrlParams(Schema.Struct({ ...pageParams, wallet: Schema.optional(WalletKind) }))
+      .setUrlParams(Schema.Struct({
+        ...pageParams,
+        wallet: Schema.optional(WalletKind),
+        mode: modeOrLive("The live wallets (the default) or the account's test wallets")
+      }))
       .addSuccess(LedgerPage)
   )
   .add(
@@ -247,7 +255,8 @@ export class OrdersAdminGroup extends HttpApiGroup.make("ordersAdmin")
         sort: Schema.optional(
           Schema.Literal("newest", "oldest").annotations({ message: () => "must be newest or oldest" })
         )
-          .annotations({ description: "newest first (default), or oldest first: the pending queue's order" })
+          .annotations({ description: "newest first (default), or oldest first: the pending queue's order" }),
+        mode: modeOrLive("Orders of live keys (the default) or of test keys")
       }))
       .addSuccess(AdminOrdersPage)
   )

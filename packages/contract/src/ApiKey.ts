@@ -6,6 +6,7 @@ import { Schema } from "effect"
 import { AccountSummary, CurrentAccount } from "./Account.js"
 import { extensions, Failed, Unauthorized } from "./ApiError.js"
 import { MAX_ID } from "./Identifier.js"
+import { Mode } from "./Mode.js"
 
 /** An API key's identifier (not the key itself). */
 export const ApiKeyId = Schema.Int.pipe(Schema.between(1, MAX_ID), Schema.brand("ApiKeyId"))
@@ -30,10 +31,20 @@ export class ApiKeyNotFound extends Schema.TaggedError<ApiKeyNotFound>()(
   HttpApiSchema.annotations({ status: 404 })
 ) {}
 
+/**
+ * A key's mode (`Mode.Mode`): a `test` key always uses the simulator, its own test wallet and
+ * test orders; a `live` key the configured provider and the real wallet.
+ */
+export const ApiKeyMode = Mode
+
+/** The type of `ApiKeyMode`. */
+export type ApiKeyMode = Mode
+
 /** An account's API key, without the key itself. */
 export const ApiKeyView = Schema.Struct({
   id: ApiKeyId,
   prefix: Schema.String,
+  mode: ApiKeyMode,
   created_at: Schema.Date,
   last_used_at: Schema.NullOr(Schema.Date),
   revoked_at: Schema.NullOr(Schema.Date)
@@ -46,7 +57,8 @@ export type ApiKeyView = typeof ApiKeyView.Type
 export const NewApiKey = Schema.Struct({
   id: ApiKeyId,
   api_key: Schema.String.annotations({ description: "The key itself, shown only in this response" }),
-  prefix: Schema.String
+  prefix: Schema.String,
+  mode: ApiKeyMode
 })
 
 /** The type of `NewApiKey`. */

@@ -30,6 +30,7 @@ import { CarriesSecret, RateLimitScopes } from "./EndpointPolicy.js"
 import { IdempotencyKey } from "./Idempotency.js"
 import { IntegerText } from "./Identifier.js"
 import { DemoMail, DemoMailboxParams } from "./Mail.js"
+import { modeOrLive } from "./Mode.js"
 import { Cedis } from "./Money.js"
 import { Network, NetworkId, NetworkNotFound } from "./Network.js"
 import { ListOrdersParams, Order, OrderNotFound, Pagination, PlaceOrderPayload, Reference } from "./Order.js"
@@ -151,7 +152,10 @@ export const PaymentsPage = Schema.Struct({
 })
 
 /** The body of POST /keys. */
-export const CreateKeyPayload = Schema.Struct({ name: text(64) }).annotations({ parseOptions: { errors: "all" } })
+export const CreateKeyPayload = Schema.Struct({
+  name: text(64),
+  mode: modeOrLive("`test` for a key on the test wallet and simulator, `live` (the default) for real orders")
+}).annotations({ parseOptions: { errors: "all" } })
 
 /** 201 of POST /keys: the only time the key itself is shown. */
 export const KeyCreated = Schema.Struct({

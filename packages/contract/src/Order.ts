@@ -7,6 +7,7 @@ import { AccountId } from "./Account.js"
 import { extensions, Failed } from "./ApiError.js"
 import { BundleId } from "./Bundle.js"
 import { integerParam } from "./Identifier.js"
+import { Mode } from "./Mode.js"
 import { Cedis } from "./Money.js"
 import { DEFAULT_PER_PAGE, MAX_PER_PAGE, ORDER_STATUSES, REFERENCE_PATTERN, REFERENCE_RULE } from "./OrderTerms.js"
 import { PhoneNumber } from "./Phone.js"
@@ -133,8 +134,8 @@ export class OrderNotFound extends Schema.TaggedError<OrderNotFound>()(
   HttpApiSchema.annotations({ status: 404 })
 ) {}
 
-/** An order as the operator sees it: with its account. */
-export const AdminOrder = Schema.Struct({ ...Order.fields, account_id: AccountId }).annotations({
+/** An order as the operator sees it: with its account (the live one, for a test order) and its mode. */
+export const AdminOrder = Schema.Struct({ ...Order.fields, account_id: AccountId, mode: Mode }).annotations({
   identifier: "AdminOrder"
 })
 

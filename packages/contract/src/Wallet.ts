@@ -4,6 +4,7 @@
 import { HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
 import { extensions, Failed } from "./ApiError.js"
+import { modeOrLive } from "./Mode.js"
 import { Cedis, PositiveCedis } from "./Money.js"
 import { text } from "./Text.js"
 
@@ -36,12 +37,14 @@ const Note = text(500, 0)
 export const FundWalletPayload = Schema.Struct({
   amount: PositiveCedis,
   wallet: Schema.optional(WalletKind).annotations({ description: "Default main" }),
-  note: Schema.optional(Note)
+  note: Schema.optional(Note),
+  mode: modeOrLive("`test` funds the account's test wallet (play money for its test keys); default `live`")
 }).annotations({ parseOptions: { errors: "all" } })
 
 /** The body of POST /accounts/{account_id}/wallet/adjust: a signed correction with its reason. */
 export const AdjustWalletPayload = Schema.Struct({
   amount: Cedis.pipe(Schema.filter((pesewas) => pesewas !== 0n || "must not be 0")),
   wallet: Schema.optional(WalletKind).annotations({ description: "Default main" }),
-  note: text(500).annotations({ message: () => "is required for an adjustment: 1 to 500 characters of text" })
+  note: text(500).annotations({ message: () => "is required for an adjustment: 1 to 500 characters of text" }),
+  mode: modeOrLive("`test` corrects the account's test wallet; default `live`")
 }).annotations({ parseOptions: { errors: "all" } })

@@ -61,6 +61,10 @@ const event = <const Type extends string, Data extends Schema.Schema.Any>(type: 
     id: EventId,
     type: Schema.Literal(type),
     created_at: Schema.Date.annotations({ description: "ISO 8601 UTC timestamp" }),
+    livemode: Schema.optionalWith(Schema.Boolean, { default: () => true }).annotations({
+      description: "false for an event of a test key's data (test orders, the test wallet); events recorded " +
+        "before keys had modes lack it and are live"
+    }),
     test: Schema.optional(Schema.Literal(true)).annotations({
       description: "Present (and true) only on a test event sent by POST /events/test: its data describes nothing real"
     }),
@@ -100,7 +104,8 @@ export const WebhookEventType = Schema.Literal(...EVENT_TYPES).annotations({
 })
 
 /** An event before it is given its id and time: what the domain announces. */
-export type WebhookEventContent = WebhookEvent extends infer E ? E extends WebhookEvent ? Omit<E, "id" | "created_at">
+export type WebhookEventContent = WebhookEvent extends infer E
+  ? E extends WebhookEvent ? Omit<E, "id" | "created_at" | "livemode">
   : never
   : never
 
@@ -108,7 +113,7 @@ const encodeEvent = Schema.encodeSync(WebhookEvent)
 
 /**
  * The JSON of an event as it is stored, delivered and listed: the fields in the order id, type,
- * created_at, test (only on a test event), data; amounts in cedis.
+ * created_at, livemode, test (only on a test event), data; amounts in cedis.
  */
 export const eventBody = (event: WebhookEvent): string => {
   const encoded = encodeEvent(event)
@@ -116,6 +121,7 @@ export const eventBody = (event: WebhookEvent): string => {
     id: encoded.id,
     type: encoded.type,
     created_at: encoded.created_at,
+    livemode: encoded.livemode ?? true,
     ...(encoded.test === true ? { test: true } : {}),
     data: encoded.data
   })

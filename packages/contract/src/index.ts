@@ -38,6 +38,8 @@ export * as JsonBody from "./JsonBody.js"
 export * as Ledger from "./Ledger.js"
 /** Email to dashboard users, and the outbox. */
 export * as Mail from "./Mail.js"
+/** Test and live modes. */
+export * as Mode from "./Mode.js"
 /** Money: cedis on the wire, pesewas inside. */
 export * as Money from "./Money.js"
 /** Networks. */

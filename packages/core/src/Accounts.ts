@@ -130,7 +130,8 @@ export class Accounts extends Effect.Service<Accounts>()("core/Accounts", {
       }
     ) {
       const page = Page.resolve(query, PageContract.ADMIN_DEFAULT_PER_PAGE)
-      const conditions = [sql`true`]
+      // Test accounts are part of their live account, never listed on their own.
+      const conditions = [sql`a.mode = 'live'`]
       if (query.status) conditions.push(sql`a.status = ${query.status}`)
       const search = query.search?.trim()
       if (search) {
@@ -157,7 +158,7 @@ export class Accounts extends Effect.Service<Accounts>()("core/Accounts", {
 
     /** Everything about one account: balances, overrides, webhook settings, keys. */
     const show = Effect.fn("Accounts.show")(function*(id: Account.AccountId) {
-      const [row] = yield* rowsOrDie(select(sql.and([sql`a.id = ${id}`])))
+      const [row] = yield* rowsOrDie(select(sql.and([sql`a.id = ${id}`, sql`a.mode = 'live'`])))
       if (row === undefined) return yield* notFound(id)
       const keys = yield* apiKeys.list(id)
       const detail: AccountDetail = { ...toSummary(row), webhook_secret: row.webhook_secret, keys }
@@ -176,7 +177,7 @@ export class Accounts extends Effect.Service<Accounts>()("core/Accounts", {
         if (value !== undefined) changes[`limit_${scope}`] = value
       }
       const [current] = yield* orDie(sql<{ webhook_secret: string | null }>`
-        SELECT webhook_secret FROM accounts WHERE id = ${id}
+        SELECT webhook_secret FROM accounts WHERE id = ${id} AND mode = 'live'
       `)
       if (current === undefined) return yield* notFound(id)
       // Every account gets a secret when created; one made before that had none until its first URL was set.

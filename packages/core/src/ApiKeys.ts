@@ -15,7 +15,14 @@ import * as Tokens from "./Tokens.js"
 
 /** Who an authenticated request acts for, and the account facts every request needs. */
 export interface Principal {
+  /**
+   * The account whose data the request acts on: the key's own account for a live key, that
+   * account's test account for a test key (its own wallets, orders and events).
+   */
   readonly accountId: Account.AccountId
+  /** The account the key belongs to (the same as `accountId` for a live key): its limits and price group apply. */
+  readonly ownerId: Account.AccountId
+  readonly mode: ApiKey.ApiKeyMode
   readonly keyId: ApiKey.ApiKeyId
   readonly priceGroupId: number | null
   /** The account's per-minute overrides; scopes left out take the defaults. */
@@ -24,7 +31,9 @@ export interface Principal {
 
 const PrincipalRow = Schema.Struct({
   id: ApiKey.ApiKeyId,
-  account_id: Account.AccountId,
+  mode: ApiKey.ApiKeyMode,
+  account_id: Schema.NullOr(Account.AccountId),
+  owner_id: Account.AccountId,
   price_group_id: Schema.NullOr(Schema.Number),
   limit_all: Schema.NullOr(Schema.Number),
   limit_orders: Schema.NullOr(Schema.Number),
@@ -44,18 +53,25 @@ export const limitsOf = (
   ...(row.limit_balance === null ? {} : { balance: row.limit_balance })
 })
 
+/** What a test wallet holds when it is made, in pesewas (GHS 1,000 of play money). */
+export const TEST_OPENING_BALANCE = 100_000n
+
 /** A key's row: its view, with the driver's dates. */
 const KeyRow = Schema.Struct({
   id: ApiKey.ApiKeyId,
   prefix: Schema.String,
+  mode: ApiKey.ApiKeyMode,
   created_at: Schema.DateFromSelf,
   last_used_at: Schema.NullOr(Schema.DateFromSelf),
   revoked_at: Schema.NullOr(Schema.DateFromSelf)
 })
 
-const toView = ({ created_at, id, last_used_at, prefix, revoked_at }: typeof KeyRow.Type): ApiKey.ApiKeyView => ({
+const toView = (
+  { created_at, id, last_used_at, mode, prefix, revoked_at }: typeof KeyRow.Type
+): ApiKey.ApiKeyView => ({
   id,
   prefix,
+  mode,
   created_at,
   last_used_at,
   revoked_at
@@ -74,21 +90,26 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("core/ApiKeys", {
       execute: (hash) =>
         sql`
           UPDATE api_keys k SET last_used_at = now()
-          FROM accounts a
+          FROM accounts a LEFT JOIN accounts t ON t.live_account_id = a.id
           WHERE k.key_hash = ${hash} AND k.revoked_at IS NULL AND a.id = k.account_id AND a.status = 'active'
-          RETURNING k.id, k.account_id, a.price_group_id, a.limit_all, a.limit_orders, a.limit_balance
+          RETURNING k.id, k.mode, CASE WHEN k.mode = 'test' THEN t.id ELSE a.id END AS account_id,
+            a.id AS owner_id, a.price_group_id, a.limit_all, a.limit_orders, a.limit_balance
         `
     })
 
     const lookup = (hash: string) =>
       rowsOrDie(findPrincipal(hash)).pipe(
         Effect.map((found) =>
-          Option.map(found, (row): Principal => ({
-            accountId: row.account_id,
-            keyId: row.id,
-            priceGroupId: row.price_group_id,
-            limits: limitsOf(row)
-          }))
+          Option.flatMap(found, (row) =>
+            // A test key always has its test account (made with the key); without one it cannot act.
+            row.account_id === null ? Option.none() : Option.some<Principal>({
+              accountId: row.account_id,
+              ownerId: row.owner_id,
+              mode: row.mode,
+              keyId: row.id,
+              priceGroupId: row.price_group_id,
+              limits: limitsOf(row)
+            }))
         )
       )
 
@@ -104,21 +125,83 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("core/ApiKeys", {
         : Effect.succeed(Option.none<Principal>())
     }
 
-    /** Creates a key for an account; the key itself is returned only here. */
-    const create = Effect.fn("ApiKeys.create")(function*(accountId: Account.AccountId, name: string | null = null) {
-      const key = Tokens.apiKey()
-      const prefix = Tokens.displayPrefix(key)
-      const rows = yield* orDie(sql<{ id: number }>`
-        INSERT INTO api_keys (account_id, key_hash, prefix, name)
-        SELECT id, ${Tokens.sha256Hex(key)}, ${prefix}, ${name} FROM accounts WHERE id = ${accountId}
-        RETURNING id
-      `)
-      if (rows.length === 0) {
-        return yield* new Account.AccountNotFound({ message: `Account ${accountId} not found` })
-      }
-      const created: ApiKey.NewApiKey = { id: Schema.decodeSync(ApiKey.ApiKeyId)(rows[0]!.id), api_key: key, prefix }
-      return created
+    /**
+     * The test account of a live account, made on first use: a hidden account with its own
+     * three wallets, the main one opened with `TEST_OPENING_BALANCE` of play money. Run it
+     * inside a transaction; concurrent callers make one.
+     */
+    const ensureTestAccount = (liveId: number) =>
+      Effect.gen(function*() {
+        const made = yield* sql<{ id: number }>`
+          INSERT INTO accounts (name, mode, live_account_id, webhook_secret)
+          SELECT name, 'test', id, ${Tokens.webhookSecret()} FROM accounts WHERE id = ${liveId} AND mode = 'live'
+          ON CONFLICT (live_account_id) WHERE live_account_id IS NOT NULL DO NOTHING
+          RETURNING id
+        `
+        if (made.length > 0) {
+          const id = made[0]!.id
+          yield* sql`
+            INSERT INTO wallets (account_id, kind) VALUES (${id}, 'main'), (${id}, 'referral'), (${id}, 'agent')
+          `
+          yield* sql`
+            WITH moved AS (
+              UPDATE wallets SET balance = balance + ${TEST_OPENING_BALANCE}
+              WHERE account_id = ${id} AND kind = 'main'
+              RETURNING account_id, kind, balance
+            )
+            INSERT INTO ledger_entries (account_id, wallet, amount, balance_after, reason, note)
+            SELECT account_id, kind, ${TEST_OPENING_BALANCE}, balance, 'funding', 'Test wallet opening balance'
+            FROM moved
+          `
+          return id
+        }
+        const [found] = yield* sql<{ id: number }>`SELECT id FROM accounts WHERE live_account_id = ${liveId}`
+        return found?.id
+      })
+
+    /** The id of an account's test account, made on first use; `None` when the live account does not exist. */
+    const testAccount = Effect.fn("ApiKeys.testAccount")(function*(liveId: Account.AccountId) {
+      const id = yield* orDie(sql.withTransaction(ensureTestAccount(liveId)))
+      return Option.map(Option.fromNullable(id), (n) => n as Account.AccountId)
     })
+
+    /**
+     * The account whose wallets a mode of a live account uses: the account itself for `live`,
+     * its test account (made on first use) for `test`; `None` when there is no such live account.
+     */
+    const accountFor = Effect.fn("ApiKeys.accountFor")(function*(liveId: Account.AccountId, mode: ApiKey.ApiKeyMode) {
+      if (mode === "test") return yield* testAccount(liveId)
+      const rows = yield* orDie(sql<{ id: number }>`SELECT id FROM accounts WHERE id = ${liveId} AND mode = 'live'`)
+      return rows.length === 0 ? Option.none<Account.AccountId>() : Option.some(liveId)
+    })
+
+    /** Creates a key for an account; the key itself is returned only here. A test key makes the test account too. */
+    const create = Effect.fn("ApiKeys.create")(
+      function*(accountId: Account.AccountId, name: string | null = null, mode: ApiKey.ApiKeyMode = "live") {
+        const key = Tokens.apiKey(mode)
+        const prefix = Tokens.displayPrefix(key)
+        const rows = yield* orDie(sql.withTransaction(Effect.gen(function*() {
+          const inserted = yield* sql<{ id: number }>`
+            INSERT INTO api_keys (account_id, key_hash, prefix, name, mode)
+            SELECT id, ${Tokens.sha256Hex(key)}, ${prefix}, ${name}, ${mode} FROM accounts
+            WHERE id = ${accountId} AND mode = 'live'
+            RETURNING id
+          `
+          if (inserted.length > 0 && mode === "test") yield* ensureTestAccount(accountId)
+          return inserted
+        })))
+        if (rows.length === 0) {
+          return yield* new Account.AccountNotFound({ message: `Account ${accountId} not found` })
+        }
+        const created: ApiKey.NewApiKey = {
+          id: Schema.decodeSync(ApiKey.ApiKeyId)(rows[0]!.id),
+          api_key: key,
+          prefix,
+          mode
+        }
+        return created
+      }
+    )
 
     /** Revokes a key at once in this process, and within the cache bound everywhere; revoking twice is harmless. */
     const revokeRow = SqlSchema.findOne({
@@ -128,7 +211,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("core/ApiKeys", {
         sql`
           UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now())
           WHERE id = ${keyId} AND account_id = ${accountId}
-          RETURNING id, prefix, created_at, last_used_at, revoked_at, key_hash
+          RETURNING id, prefix, mode, created_at, last_used_at, revoked_at, key_hash
         `
     })
 
@@ -148,7 +231,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("core/ApiKeys", {
       Result: KeyRow,
       execute: (accountId) =>
         sql`
-          SELECT id, prefix, created_at, last_used_at, revoked_at FROM api_keys
+          SELECT id, prefix, mode, created_at, last_used_at, revoked_at FROM api_keys
           WHERE account_id = ${accountId} ORDER BY id DESC
         `
     })
@@ -159,6 +242,6 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("core/ApiKeys", {
     /** Forgets every cached authentication, for changes that touch a whole account (suspension, price group). */
     const forgetAll = cache.invalidateAll
 
-    return { authenticate, create, revoke, list, forgetAll }
+    return { authenticate, create, testAccount, accountFor, revoke, list, forgetAll }
   })
 }) {}

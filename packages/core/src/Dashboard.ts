@@ -44,6 +44,7 @@ interface KeyRow {
   readonly id: number
   readonly name: string | null
   readonly prefix: string
+  readonly mode: ApiKey.ApiKeyMode
   readonly created_at: Date
   readonly last_used_at: Date | null
   readonly revoked_at: Date | null
@@ -55,6 +56,7 @@ const toKey = (row: KeyRow): ApiKey.NamedApiKey => ({
   id: decodeKeyId(row.id),
   name: row.name,
   prefix: row.prefix,
+  mode: row.mode,
   created_at: row.created_at,
   last_used_at: row.last_used_at,
   revoked_at: row.revoked_at
@@ -163,7 +165,7 @@ export class Dashboard extends Effect.Service<Dashboard>()("core/Dashboard", {
 
     const keyRows = (accountId: number, keyId?: number) =>
       orDie(sql<KeyRow>`
-        SELECT id, name, prefix, created_at, last_used_at, revoked_at FROM api_keys
+        SELECT id, name, prefix, mode, created_at, last_used_at, revoked_at FROM api_keys
         WHERE account_id = ${accountId} ${keyId === undefined ? sql`` : sql`AND id = ${keyId}`}
         ORDER BY id DESC
       `)
@@ -174,8 +176,12 @@ export class Dashboard extends Effect.Service<Dashboard>()("core/Dashboard", {
     })
 
     /** A new named key; the key itself is returned only here. */
-    const createKey = Effect.fn("Dashboard.createKey")(function*(accountId: Account.AccountId, name: string) {
-      const created = yield* apiKeys.create(accountId, name).pipe(Effect.orDie)
+    const createKey = Effect.fn("Dashboard.createKey")(function*(
+      accountId: Account.AccountId,
+      name: string,
+      mode: ApiKey.ApiKeyMode = "live"
+    ) {
+      const created = yield* apiKeys.create(accountId, name, mode).pipe(Effect.orDie)
       const [row] = yield* keyRows(accountId, created.id)
       return { key: toKey(row!), api_key: created.api_key }
     })

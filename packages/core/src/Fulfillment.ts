@@ -55,31 +55,36 @@ export class FulfillmentProvider extends Context.Tag("core/FulfillmentProvider")
    */
   static readonly Simulator = Layer.effect(
     FulfillmentProvider,
-    Effect.gen(function*() {
-      const settings = yield* Settings
-      // Everything but a `9999` number, whose answer depends on the time.
-      const decide = (
-        request: Pick<FulfillmentRequest, "orderNumber" | "phoneNumber">
-      ): Option.Option<FulfillmentOutcome> =>
-        request.phoneNumber.endsWith("0000")
-          ? Option.some(FulfillmentOutcome.Failed({ reason: "Simulated network failure (number ends in 0000)" }))
-          : request.phoneNumber.endsWith("9999")
-          ? Option.none()
-          : Option.some(FulfillmentOutcome.Delivered())
-      return {
-        decide,
-        deliver: (request) =>
-          Option.match(decide(request), {
-            onSome: Effect.succeed,
-            onNone: () =>
-              Effect.map(Clock.currentTimeMillis, (now) => {
-                const due = request.createdAt.getTime() + Duration.toMillis(settings.simulatorPending)
-                return now < due
-                  ? FulfillmentOutcome.Pending({ checkAfter: Duration.millis(due - now) })
-                  : FulfillmentOutcome.Delivered()
-              })
-          })
-      }
-    })
+    Effect.map(Settings, (settings) => simulator(settings))
   ).pipe(Layer.provide(Settings.Default))
+}
+
+/**
+ * The simulator's provider for some settings: what `FulfillmentProvider.Simulator` provides,
+ * and what test-mode orders always use, whatever provider live orders have.
+ */
+export const simulator = (settings: Settings): FulfillmentProvider["Type"] => {
+  // Everything but a `9999` number, whose answer depends on the time.
+  const decide = (
+    request: Pick<FulfillmentRequest, "orderNumber" | "phoneNumber">
+  ): Option.Option<FulfillmentOutcome> =>
+    request.phoneNumber.endsWith("0000")
+      ? Option.some(FulfillmentOutcome.Failed({ reason: "Simulated network failure (number ends in 0000)" }))
+      : request.phoneNumber.endsWith("9999")
+      ? Option.none()
+      : Option.some(FulfillmentOutcome.Delivered())
+  return {
+    decide,
+    deliver: (request) =>
+      Option.match(decide(request), {
+        onSome: Effect.succeed,
+        onNone: () =>
+          Effect.map(Clock.currentTimeMillis, (now) => {
+            const due = request.createdAt.getTime() + Duration.toMillis(settings.simulatorPending)
+            return now < due
+              ? FulfillmentOutcome.Pending({ checkAfter: Duration.millis(due - now) })
+              : FulfillmentOutcome.Delivered()
+          })
+      })
+  }
 }

@@ -334,6 +334,46 @@ const dashboard = [
   `CREATE UNIQUE INDEX ledger_entries_one_payment ON ledger_entries (payment_id) WHERE payment_id IS NOT NULL`
 ]
 
+// Test and live modes. A test key acts on a test account of its own: a hidden account row linked to
+// the live one (`live_account_id`), with its own wallets, ledger, orders and events, so every query
+// already keyed by account keeps the two modes apart. Keys stay on the live account with their
+// mode; orders carry the mode of the account that placed them, which picks the provider.
+const modes = [
+  `ALTER TABLE accounts ADD COLUMN mode text NOT NULL DEFAULT 'live' CHECK (mode IN ('live', 'test')),
+    ADD COLUMN live_account_id integer REFERENCES accounts (id),
+    ADD CONSTRAINT accounts_test_has_live CHECK ((mode = 'test') = (live_account_id IS NOT NULL))`,
+  `CREATE UNIQUE INDEX accounts_one_test ON accounts (live_account_id) WHERE live_account_id IS NOT NULL`,
+  `ALTER TABLE api_keys ADD COLUMN mode text NOT NULL DEFAULT 'live' CHECK (mode IN ('live', 'test'))`,
+  `ALTER TABLE orders ADD COLUMN mode text NOT NULL DEFAULT 'live' CHECK (mode IN ('live', 'test'))`,
+  // Where each account's events are delivered and with which secret: a test account's go to its
+  // live account's URL, signed with its secret, marked "livemode": false.
+  `CREATE VIEW webhook_targets AS
+    SELECT a.id, a.mode,
+      CASE WHEN a.mode = 'test' THEN l.webhook_url ELSE a.webhook_url END AS webhook_url,
+      CASE WHEN a.mode = 'test' THEN l.webhook_secret ELSE a.webhook_secret END AS webhook_secret
+    FROM accounts a LEFT JOIN accounts l ON l.id = a.live_account_id`,
+  // The last balance read at each upstream with a low-balance threshold. `low` changes under a
+  // row lock, so among several server processes exactly one sees each crossing and raises its alert.
+  `CREATE TABLE upstream_balances (
+    upstream text PRIMARY KEY,
+    balance bigint NOT NULL,
+    threshold bigint NOT NULL,
+    low boolean NOT NULL,
+    checked_at timestamptz(3) NOT NULL DEFAULT now(),
+    changed_at timestamptz(3) NOT NULL DEFAULT now()
+  )`,
+  // The upstreams' webhook events received, by id: a replay (or the upstream's retry) is
+  // recognised and does nothing.
+  `CREATE TABLE upstream_webhook_events (
+    upstream text NOT NULL,
+    event_id text NOT NULL,
+    type text NOT NULL,
+    order_number text,
+    received_at timestamptz(3) NOT NULL DEFAULT now(),
+    PRIMARY KEY (upstream, event_id)
+  )`
+]
+
 // The operator console: operators with their own passwords and sessions (token hashes only),
 // and the action log, one row per change made through the admin API, written in the change's
 // transaction. The console's charts and webhook health read orders, the ledger and webhook
@@ -407,6 +447,7 @@ export const migrations = {
   "0005_event_feed": statements(eventFeed),
   "0006_upstreams": statements(upstreams),
   "0008_dashboard": statements(dashboard),
+  "0009_modes": statements(modes),
   "0010_console": statements(console),
   "0011_mail_queue": statements(mailQueue)
 }

@@ -31,7 +31,7 @@ import { SqlClient, type Statement } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Cause, Clock, Data, Duration, Effect, Either, Option, Schedule, Schema } from "effect"
 import { int8, isUniqueViolation, orDie, sqlState } from "./Database.js"
-import { type FulfillmentOutcome, FulfillmentProvider, type FulfillmentRequest } from "./Fulfillment.js"
+import { type FulfillmentOutcome, FulfillmentProvider, type FulfillmentRequest, simulator } from "./Fulfillment.js"
 import * as Page from "./Page.js"
 import { Settings } from "./Settings.js"
 import * as Tokens from "./Tokens.js"
@@ -56,6 +56,8 @@ interface OrderRow {
 interface DeliverableRow extends OrderRow {
   readonly bundle_key: string
   readonly network_slug: string
+  /** `test` orders are always the simulator's, whatever provider live ones have. */
+  readonly mode: "live" | "test"
 }
 
 const ORDER_COLUMNS = "o.id, o.order_number, o.account_id, o.bundle_label, o.network_name, o.phone_number, " +
@@ -72,9 +74,20 @@ const toOrder = (row: OrderRow): Order.Order => ({
   created_at: row.created_at
 })
 
-const toAdminOrder = (row: OrderRow): Order.AdminOrder => ({
+/** An order row with what the operator sees besides: the live account (also of a test order) and the mode. */
+interface AdminOrderRow extends OrderRow {
+  readonly owner_id: number
+  readonly mode: "live" | "test"
+}
+
+/** The columns an `AdminOrderRow` adds to `ORDER_COLUMNS`. */
+const ADMIN_COLUMNS =
+  "(SELECT COALESCE(a.live_account_id, a.id) FROM accounts a WHERE a.id = o.account_id) AS owner_id, o.mode"
+
+const toAdminOrder = (row: AdminOrderRow): Order.AdminOrder => ({
   ...toOrder(row),
-  account_id: row.account_id as Account.AccountId
+  account_id: row.owner_id as Account.AccountId,
+  mode: row.mode
 })
 
 const toRequest = (row: DeliverableRow): FulfillmentRequest => ({
@@ -177,8 +190,11 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
     const sql = yield* SqlClient.SqlClient
     const wallet = yield* Wallet
     const webhooks = yield* Webhooks
-    const provider = yield* FulfillmentProvider
+    const liveProvider = yield* FulfillmentProvider
     const settings = yield* Settings
+    // Test orders never reach the configured provider (an upstream buys real bundles).
+    const testProvider = simulator(settings)
+    const providerFor = (mode: "live" | "test") => mode === "test" ? testProvider : liveProvider
 
     const findByReference = (accountId: number, reference: string) =>
       sql<OrderRow & { bundle_id: number }>`
@@ -223,11 +239,23 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
       Effect.gen(function*() {
         const orderNumber = Tokens.orderNumber() as Order.OrderNumber
         // A provider that knows from the number alone that it delivers (the simulator) has the
-        // delivery recorded with the placement, not in a second statement after it.
-        const delivered = provider.decide !== undefined && Option.exists(
-          provider.decide({ orderNumber, phoneNumber: input.phone_number }),
-          (outcome) => outcome._tag === "Delivered"
-        )
+        // delivery recorded with the placement, not in a second statement after it. Which
+        // provider is the account's mode's: only when the two would answer differently (live
+        // orders bought upstream) is the mode read first.
+        const delivers = (mode: "live" | "test") => {
+          const provider = providerFor(mode)
+          return provider.decide !== undefined && Option.exists(
+            provider.decide({ orderNumber, phoneNumber: input.phone_number }),
+            (outcome) => outcome._tag === "Delivered"
+          )
+        }
+        const testDelivers = delivers("test")
+        const liveDelivers = delivers("live")
+        const delivered = testDelivers === liveDelivers ? liveDelivers : (yield* sql<{ mode: string }>`
+          SELECT mode FROM accounts WHERE id = ${accountId}
+        `)[0]?.mode === "test"
+          ? testDelivers
+          : liveDelivers
         // The events the placement writes (`Wallet.announce`'s debit, and the delivery when it
         // is known), with stand-ins for what only the statement knows, spliced in there.
         const now = new Date(yield* Clock.currentTimeMillis)
@@ -236,6 +264,7 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
           id: debitId,
           type: "wallet.debited",
           created_at: now,
+          livemode: true,
           data: {
             account_id: accountId as Account.AccountId,
             wallet: "main",
@@ -246,12 +275,17 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
             note: null
           }
         })
+        // A test account's events say `"livemode": false`; which one is written is the statement's choice.
+        const bothModes = (body: string, values: Parameters<typeof WebhooksModule.splicedBody>[2]) =>
+          sql`CASE WHEN bundle.mode = 'test' THEN ${
+            WebhooksModule.splicedBody(sql, body.replace(`"livemode":true`, `"livemode":false`), values)
+          } ELSE ${WebhooksModule.splicedBody(sql, body, values)} END`
         const events: Array<
           { readonly id: string; readonly type: Webhook.WebhookEventType; readonly body: Statement.Fragment }
         > = [{
           id: debitId,
           type: "wallet.debited",
-          body: WebhooksModule.splicedBody(sql, debitEvent, [
+          body: bothModes(debitEvent, [
             cedisValue(sql, "amount", STAND_IN.price, "p.amount"),
             cedisValue(sql, "balance", STAND_IN.balance, "n.balance_after")
           ])
@@ -262,6 +296,7 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
             id: successId,
             type: "order.successful",
             created_at: now,
+            livemode: true,
             data: {
               order_number: orderNumber,
               bundle: STAND_IN.label,
@@ -276,7 +311,7 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
           events.push({
             id: successId,
             type: "order.successful",
-            body: WebhooksModule.splicedBody(sql, successEvent, [
+            body: bothModes(successEvent, [
               textValue(sql, STAND_IN.label, "p.bundle_label"),
               textValue(sql, STAND_IN.network, "p.network_name"),
               cedisValue(sql, "amount_paid", STAND_IN.price, "p.amount"),
@@ -297,6 +332,7 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
           OrderRow & {
             bundle_key: string
             network_slug: string
+            mode: "live" | "test"
             price: string
             placed: boolean
             balance_after: string | null
@@ -304,20 +340,25 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
         >`
           WITH bundle AS (
             SELECT b.key, b.name, n.name AS network_name, n.slug AS network_slug,
-              COALESCE(p.price, b.base_price) AS price
+              COALESCE(p.price, b.base_price) AS price, a.mode,
+              CASE WHEN a.mode = 'test' THEN ${testDelivers}::boolean ELSE ${liveDelivers}::boolean END AS delivered
             FROM accounts a
+            -- A test account pays its live account's prices.
+            JOIN accounts g ON g.id = COALESCE(a.live_account_id, a.id)
             JOIN bundles b ON b.id = ${input.bundle_id}
             JOIN networks n ON n.id = b.network_id
-            LEFT JOIN bundle_prices p ON p.bundle_id = b.id AND p.price_group_id = a.price_group_id
+            LEFT JOIN bundle_prices p ON p.bundle_id = b.id AND p.price_group_id = g.price_group_id
             WHERE a.id = ${accountId} AND b.active AND n.active
           ),
           placed AS (
             INSERT INTO orders (order_number, account_id, bundle_id, bundle_label, network_name, phone_number,
-              phone_national, amount, reference, status, settled_at, next_check_at)
+              phone_national, amount, reference, status, settled_at, next_check_at, mode)
             SELECT ${orderNumber}, ${accountId}, ${input.bundle_id}, bundle.name, bundle.network_name,
               ${input.phone_number}, ${Phone.nationalDigits(input.phone_number)}, bundle.price,
-              ${input.reference ?? null}, ${delivered ? "successful" : "pending"}, ${delivered ? sql`now()` : null},
-              ${delivered ? null : sql`now() + make_interval(secs => ${RECOVERY_DELAY_SECONDS})`}
+              ${input.reference ?? null}, CASE WHEN bundle.delivered THEN 'successful' ELSE 'pending' END,
+              CASE WHEN bundle.delivered THEN now() END,
+              CASE WHEN NOT bundle.delivered THEN now() + make_interval(secs => ${RECOVERY_DELAY_SECONDS}) END,
+              bundle.mode
             FROM bundle
             ON CONFLICT (account_id, reference) DO NOTHING
             RETURNING id, order_number, account_id, bundle_label, network_name, phone_number, amount, status,
@@ -339,7 +380,7 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
             UPDATE accounts a SET event_seq = a.event_seq + ${events.length}
             FROM entry
             WHERE a.id = ${accountId}
-            RETURNING a.id, a.event_seq, a.webhook_url
+            RETURNING a.id, a.event_seq, (SELECT t.webhook_url FROM webhook_targets t WHERE t.id = a.id) AS webhook_url
           ),
           events AS (
             INSERT INTO webhook_events (id, account_id, seq, type, body, next_attempt_at, queued_at)
@@ -349,12 +390,13 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
               ${event.body},
               CASE WHEN c.webhook_url IS NULL THEN NULL ELSE now() END,
               CASE WHEN c.webhook_url IS NULL THEN NULL ELSE now() END
-            FROM counter c, placed p, entry n`
+            FROM counter c, placed p, entry n, bundle`
           ))
         }
           )
           SELECT p.id, p.order_number, p.account_id, p.bundle_label, p.network_name, p.phone_number, p.amount,
-            p.status, p.reference, p.created_at, bundle.key AS bundle_key, bundle.network_slug, bundle.price,
+            p.status, p.reference, p.created_at, bundle.key AS bundle_key, bundle.network_slug, bundle.mode,
+            bundle.price,
             p.id IS NOT NULL AS placed, e.balance_after
           FROM bundle LEFT JOIN placed p ON true LEFT JOIN entry e ON true
         `.pipe(
@@ -369,9 +411,10 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
           const [short] = yield* sql<{ balance: string; price: string }>`
             SELECT w.balance, COALESCE(p.price, b.base_price) AS price
             FROM accounts a
+            JOIN accounts g ON g.id = COALESCE(a.live_account_id, a.id)
             JOIN wallets w ON w.account_id = a.id AND w.kind = 'main'
             JOIN bundles b ON b.id = ${input.bundle_id}
-            LEFT JOIN bundle_prices p ON p.bundle_id = b.id AND p.price_group_id = a.price_group_id
+            LEFT JOIN bundle_prices p ON p.bundle_id = b.id AND p.price_group_id = g.price_group_id
             WHERE a.id = ${accountId}
           `
           return yield* new WalletContract.InsufficientBalance({
@@ -386,9 +429,9 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
           // Another request holds this reference; the insert waited for it to commit, so it is visible now.
           return yield* replayOrConflict((yield* findByReference(accountId, input.reference!))!, input)
         }
-        const { balance_after, bundle_key, network_slug, placed: _, price: _price, ...order } = row
+        const { balance_after, bundle_key, mode, network_slug, placed: _, price: _price, ...order } = row
         return Placed.Created({
-          order: { ...order, bundle_key, network_slug },
+          order: { ...order, bundle_key, network_slug, mode },
           balanceAfter: int8(balance_after!)
         })
       }).pipe(
@@ -433,7 +476,7 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
     /** Asks the provider about an order and records the answer; a provider failure leaves it pending. */
     const fulfil = (row: DeliverableRow) =>
       Effect.gen(function*() {
-        const outcome: FulfillmentOutcome = yield* provider.deliver(toRequest(row)).pipe(
+        const outcome: FulfillmentOutcome = yield* providerFor(row.mode).deliver(toRequest(row)).pipe(
           Effect.timeoutFail({ duration: PROVIDER_TIMEOUT, onTimeout: () => new Error("provider timed out") }),
           Effect.catchAllCause((cause) =>
             Effect.logWarning("fulfilment provider failed; the order stays pending", Cause.pretty(cause)).pipe(
@@ -505,8 +548,8 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
     const listWhere = (where: ReturnType<typeof sql.and>, page: Page.Page, oldestFirst = false) =>
       Effect.gen(function*() {
         const [count] = yield* sql<{ total: string }>`SELECT count(*) AS total FROM orders o WHERE ${where}`
-        const rows = yield* sql<OrderRow>`
-          SELECT ${sql.literal(ORDER_COLUMNS)} FROM orders o WHERE ${where}
+        const rows = yield* sql<AdminOrderRow>`
+          SELECT ${sql.literal(ORDER_COLUMNS)}, ${sql.literal(ADMIN_COLUMNS)} FROM orders o WHERE ${where}
           ORDER BY ${oldestFirst ? sql`o.created_at, o.id` : sql`o.created_at DESC, o.id DESC`}
           LIMIT ${page.perPage} OFFSET ${page.offset}
         `
@@ -545,14 +588,20 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
         readonly reference?: string | undefined
         readonly older_than?: number | undefined
         readonly sort?: "newest" | "oldest" | undefined
+        readonly mode?: "live" | "test" | undefined
       }
     ) {
-      const conditions = [sql`true`]
+      // Test orders are listed only when asked for, never mixed into the live ones.
+      const conditions = [sql`o.mode = ${query.mode ?? "live"}`]
       if (query.older_than !== undefined) {
         conditions.push(sql`o.created_at < now() - make_interval(mins => ${query.older_than})`)
       }
       if (query.status !== undefined) conditions.push(sql`o.status = ${query.status}`)
-      if (query.account_id !== undefined) conditions.push(sql`o.account_id = ${query.account_id}`)
+      if (query.account_id !== undefined) {
+        conditions.push(
+          sql`o.account_id IN (SELECT id FROM accounts WHERE id = ${query.account_id} OR live_account_id = ${query.account_id})`
+        )
+      }
       if (query.reference !== undefined) conditions.push(sql`o.reference = ${query.reference}`)
       if (query.phone_number !== undefined) {
         conditions.push(sql`o.phone_national = ${Phone.nationalDigits(query.phone_number)}`)
@@ -567,7 +616,10 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
 
     const adminFind = (orderNumber: string) =>
       (isOrderNumber(orderNumber)
-        ? orDie(sql<OrderRow>`SELECT ${sql.literal(ORDER_COLUMNS)} FROM orders o WHERE o.order_number = ${orderNumber}`)
+        ? orDie(sql<AdminOrderRow>`
+          SELECT ${sql.literal(ORDER_COLUMNS)}, ${sql.literal(ADMIN_COLUMNS)} FROM orders o
+          WHERE o.order_number = ${orderNumber}
+        `)
         : Effect.succeed([]))
         .pipe(
           Effect.flatMap(([row]) =>
@@ -614,7 +666,7 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
         LIMIT 20
         FOR UPDATE SKIP LOCKED
       )
-      RETURNING ${sql.literal(ORDER_COLUMNS)}, b.key AS bundle_key, n.slug AS network_slug
+      RETURNING ${sql.literal(ORDER_COLUMNS)}, b.key AS bundle_key, n.slug AS network_slug, o.mode
     `
 
     /** Checks every pending order whose next check is due; returns how many it looked at. */

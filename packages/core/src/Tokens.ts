@@ -33,15 +33,30 @@ export const API_KEY_PREFIX = "dbk_"
 /** How many random characters follow the prefix: 40 base-62 characters carry about 238 bits. */
 export const API_KEY_RANDOM_LENGTH = 40
 
-/** A new API key. */
-export const apiKey = (): string => `${API_KEY_PREFIX}${randomString(ALPHANUMERIC, API_KEY_RANDOM_LENGTH)}`
+/** A key's mode: `test` keys act on the account's test data, `live` keys on the real thing. */
+export type KeyMode = "live" | "test"
 
-/** True when a string has the shape of an API key, checked before any database work. */
-export const looksLikeApiKey = (value: string): boolean =>
-  value.length === API_KEY_PREFIX.length + API_KEY_RANDOM_LENGTH && value.startsWith(API_KEY_PREFIX)
+/** A new API key of a mode: `dbk_live_...` or `dbk_test_...`. */
+export const apiKey = (mode: KeyMode = "live"): string =>
+  `${API_KEY_PREFIX}${mode}_${randomString(ALPHANUMERIC, API_KEY_RANDOM_LENGTH)}`
 
-/** The part of a key shown to people so they can tell keys apart (`dbk_Ab12Cd34`). */
-export const displayPrefix = (key: string): string => key.slice(0, API_KEY_PREFIX.length + 8)
+/**
+ * True when a string has the shape of an API key, checked before any database work: a
+ * `dbk_live_` or `dbk_test_` key, or one made before keys had modes (`dbk_` alone, live).
+ */
+export const looksLikeApiKey = (value: string): boolean => {
+  if (!value.startsWith(API_KEY_PREFIX)) return false
+  const rest = value.slice(API_KEY_PREFIX.length)
+  return rest.length === API_KEY_RANDOM_LENGTH ||
+    (rest.length === API_KEY_RANDOM_LENGTH + 5 && (rest.startsWith("live_") || rest.startsWith("test_")))
+}
+
+/** The part of a key shown to people so they can tell keys apart (`dbk_test_Ab12Cd34`). */
+export const displayPrefix = (key: string): string => {
+  const rest = key.slice(API_KEY_PREFIX.length)
+  const mode = rest.startsWith("live_") || rest.startsWith("test_") ? 5 : 0
+  return key.slice(0, API_KEY_PREFIX.length + mode + 8)
+}
 
 /** A webhook signing secret. */
 export const webhookSecret = (): string => `whsec_${randomString(ALPHANUMERIC, 40)}`

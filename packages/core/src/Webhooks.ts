@@ -185,13 +185,15 @@ export class Webhooks extends Effect.Service<Webhooks>()("core/Webhooks", {
       orDie(sql<{ queued: boolean }>`
         WITH a AS (
           UPDATE accounts SET event_seq = event_seq + 1 WHERE id = ${accountId}
-          RETURNING id, event_seq, webhook_url
+          RETURNING id, event_seq, mode
         )
         INSERT INTO webhook_events (id, account_id, seq, type, body, next_attempt_at, queued_at)
-        SELECT ${event.id}, a.id, a.event_seq, ${event.type}, ${Webhook.eventBody(event)},
-          CASE WHEN a.webhook_url IS NULL THEN NULL ELSE now() END,
-          CASE WHEN a.webhook_url IS NULL THEN NULL ELSE now() END
-        FROM a
+        SELECT ${event.id}, a.id, a.event_seq, ${event.type},
+          CASE WHEN a.mode = 'test' THEN ${Webhook.eventBody({ ...event, livemode: false })}
+            ELSE ${Webhook.eventBody(event)} END,
+          CASE WHEN t.webhook_url IS NULL THEN NULL ELSE now() END,
+          CASE WHEN t.webhook_url IS NULL THEN NULL ELSE now() END
+        FROM a JOIN webhook_targets t ON t.id = a.id
         RETURNING queued_at IS NOT NULL AS queued
       `)
 
@@ -200,7 +202,9 @@ export class Webhooks extends Effect.Service<Webhooks>()("core/Webhooks", {
         ({
           ...content,
           id: Webhook.EventId.make(Tokens.eventId()),
-          created_at: new Date(now)
+          created_at: new Date(now),
+          // The insert marks a test account's event `false` as it writes it.
+          livemode: true
         }) as Webhook.WebhookEvent)
 
     /**
@@ -298,7 +302,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("core/Webhooks", {
       const resent = yield* orDie(sql<{ id: string }>`
         UPDATE webhook_events e
         SET next_attempt_at = now(), queued_at = now(), attempts = 0, delivered_at = NULL, abandoned_at = NULL
-        FROM accounts a
+        FROM webhook_targets a
         WHERE e.id = ${id} AND e.account_id = ${accountId} AND a.id = e.account_id AND a.webhook_url IS NOT NULL
           AND (e.leased_until IS NULL OR e.leased_until <= now())
         RETURNING e.id
@@ -306,7 +310,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("core/Webhooks", {
       if (resent.length === 0) {
         const [why] = yield* orDie(sql<{ leased: boolean; has_url: boolean }>`
           SELECT coalesce(e.leased_until > now(), false) AS leased, a.webhook_url IS NOT NULL AS has_url
-          FROM webhook_events e JOIN accounts a ON a.id = e.account_id
+          FROM webhook_events e JOIN webhook_targets a ON a.id = e.account_id
           WHERE e.id = ${id} AND e.account_id = ${accountId}
         `)
         if (why === undefined) {
@@ -381,14 +385,16 @@ export class Webhooks extends Effect.Service<Webhooks>()("core/Webhooks", {
      * describes nothing real; delivered like any other when the account has a webhook URL.
      */
     const trigger = Effect.fn("Webhooks.trigger")(function*(accountId: number, type: Webhook.WebhookEventType) {
-      const [balance] = yield* orDie(sql<{ balance: string }>`
-        SELECT balance FROM wallets WHERE account_id = ${accountId} AND kind = 'main'
+      const [balance] = yield* orDie(sql<{ balance: string; mode: "live" | "test" }>`
+        SELECT w.balance, a.mode FROM wallets w JOIN accounts a ON a.id = w.account_id
+        WHERE w.account_id = ${accountId} AND w.kind = 'main'
       `)
       if (balance === undefined) {
         return yield* new Account.AccountNotFound({ message: `Account ${accountId} not found` })
       }
       const now = new Date(yield* Clock.currentTimeMillis)
-      const event = yield* newEvent(testContent(type, accountId as Account.AccountId, int8(balance.balance), now))
+      const made = yield* newEvent(testContent(type, accountId as Account.AccountId, int8(balance.balance), now))
+      const event = { ...made, livemode: balance.mode === "live" }
       const [row] = yield* insert(accountId, event)
       const delivery = row?.queued === true ? (yield* deliveryOf(accountId, event.id)) ?? null : null
       return { event, delivery }
@@ -400,7 +406,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("core/Webhooks", {
      */
     const settings = Effect.fn("Webhooks.settings")(function*(accountId: number) {
       const [row] = yield* orDie(sql<{ webhook_url: string | null; webhook_secret: string | null }>`
-        SELECT webhook_url, webhook_secret FROM accounts WHERE id = ${accountId}
+        SELECT webhook_url, webhook_secret FROM webhook_targets WHERE id = ${accountId}
       `)
       if (row === undefined) {
         return yield* new Account.AccountNotFound({ message: `Account ${accountId} not found` })
@@ -458,14 +464,14 @@ export class WebhookDelivery extends Effect.Service<WebhookDelivery>()("core/Web
       sql<DueEvent>`
         WITH busy AS (
           SELECT a.webhook_url, count(*) AS n
-          FROM webhook_events e JOIN accounts a ON a.id = e.account_id
+          FROM webhook_events e JOIN webhook_targets a ON a.id = e.account_id
           WHERE e.delivered_at IS NULL AND e.abandoned_at IS NULL AND e.leased_until > now()
           GROUP BY a.webhook_url
         ), ranked AS (
           SELECT e.id, e.next_attempt_at,
             coalesce(b.n, 0) + row_number() OVER (PARTITION BY a.webhook_url ORDER BY e.next_attempt_at, e.id) AS slot
           FROM webhook_events e
-          JOIN accounts a ON a.id = e.account_id
+          JOIN webhook_targets a ON a.id = e.account_id
           LEFT JOIN busy b ON b.webhook_url = a.webhook_url
           WHERE e.delivered_at IS NULL AND e.abandoned_at IS NULL AND e.next_attempt_at <= now()
             AND (e.leased_until IS NULL OR e.leased_until <= now())
@@ -475,7 +481,7 @@ export class WebhookDelivery extends Effect.Service<WebhookDelivery>()("core/Web
         UPDATE webhook_events e
         SET leased_until = now() + make_interval(secs => ${Duration.toSeconds(LEASE)}), attempts = e.attempts + 1,
           url = a.webhook_url, last_attempt_at = now()
-        FROM accounts a, chosen c
+        FROM webhook_targets a, chosen c
         WHERE e.id = c.id AND a.id = e.account_id AND e.delivered_at IS NULL AND e.abandoned_at IS NULL
           AND (e.leased_until IS NULL OR e.leased_until <= now())
         RETURNING e.id, e.type, e.body, e.attempts, e.queued_at, a.webhook_url, a.webhook_secret

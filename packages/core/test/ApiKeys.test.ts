@@ -17,8 +17,8 @@ for (const target of targets) {
         Effect.gen(function*() {
           const account = yield* fundedAccount(0n)
           const created = yield* (yield* ApiKeys).create(account)
-          assert.match(created.api_key, /^dbk_[0-9A-Za-z]{40}$/)
-          assert.strictEqual(created.prefix, created.api_key.slice(0, 12))
+          assert.match(created.api_key, /^dbk_live_[0-9A-Za-z]{40}$/)
+          assert.strictEqual(created.prefix, created.api_key.slice(0, 17))
           const sql = yield* SqlClient.SqlClient
           const [row] = yield* sql<{ key_hash: string }>`SELECT key_hash FROM api_keys WHERE id = ${created.id}`
           assert.strictEqual(row!.key_hash, Tokens.sha256Hex(created.api_key))

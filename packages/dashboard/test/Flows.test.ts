@@ -207,6 +207,18 @@ describe.each(targets)("dashboard flows ($name)", (target) => {
       headers: { "x-api-key": key, accept: "application/json" }
     })
     expect(balance.status).toBe(200)
+    // A test key: its own wallet of play money, the mode shown in the list.
+    await page.getByLabel("Key name").fill("sandbox")
+    await page.getByLabel("Mode").selectOption("test")
+    await page.getByRole("button", { name: "Create key" }).click()
+    await page.getByRole("heading", { name: "Your new test key" }).waitFor()
+    const testKey = (await page.getByTestId("new-key").textContent())!
+    expect(testKey.startsWith("dbk_test_")).toBe(true)
+    await page.locator("li", { hasText: "sandbox" }).getByText("Test", { exact: true }).waitFor()
+    const testBalance = await fetch(`${server.baseUrl}/balance`, {
+      headers: { "x-api-key": testKey, accept: "application/json" }
+    })
+    expect((await testBalance.json()).balance.main).toBe(1000)
 
     // Buy: a number of another operator is flagged; a double click buys once; the order turns successful.
     await visit(page, "Buy", "Buy a bundle", undefined, meter)

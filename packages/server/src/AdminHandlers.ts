@@ -2,10 +2,10 @@
  * The admin API's handlers: each binds an endpoint of `AdminApi` to the domain. Every change
  * writes its line of the action log in its own transaction (`ActionLog`).
  */
-import { type Account, AdminApi, Idempotency as IdempotencyContract, Money } from "@databundle/contract"
+import { Account, AdminApi, Idempotency as IdempotencyContract, type Mode, Money } from "@databundle/contract"
 import { Accounts, ApiKeys, Catalog, Idempotency, Mailer, Orders, Payments, Wallet } from "@databundle/core"
 import { HttpApiBuilder, HttpApp, HttpServerResponse } from "@effect/platform"
-import { Effect, Layer, type Schema } from "effect"
+import { Effect, Layer, Option, type Schema } from "effect"
 import * as ActionLog from "./ActionLog.js"
 import { ServerApi } from "./ServerApi.js"
 import * as UpstreamCatalog from "./UpstreamCatalog.js"
@@ -95,15 +95,15 @@ export const ApiKeysLive = HttpApiBuilder.group(ServerApi, "apiKeys", (handlers)
     const apiKeys = yield* ApiKeys.ApiKeys
     const { logged } = yield* ActionLog.make
     return handlers
-      .handle("create", ({ path }) =>
+      .handle("create", ({ path, urlParams }) =>
         Effect.map(
-          logged(apiKeys.create(path.account_id), (key) => ({
+          logged(apiKeys.create(path.account_id, null, urlParams.mode ?? "live"), (key) => ({
             action: "key.create",
             targetKind: "key",
             targetId: key.id,
             accountId: path.account_id,
-            summary: `Created API key ${key.prefix} for account ${path.account_id}`,
-            detail: { prefix: key.prefix }
+            summary: `Created ${key.mode} API key ${key.prefix} for account ${path.account_id}`,
+            detail: { prefix: key.prefix, mode: key.mode }
           })),
           ok
         ))
@@ -126,7 +126,7 @@ export const WalletsLive = HttpApiBuilder.group(ServerApi, "wallets", (handlers)
   Effect.gen(function*() {
     const wallet = yield* Wallet.Wallet
     const { logged } = yield* ActionLog.make
-    const movement = (action: "wallet.fund" | "wallet.adjust", accountId: number) =>
+    const movement = (action: "wallet.fund" | "wallet.adjust", accountId: number, mode: Mode.Mode | undefined) =>
     (
       result: {
         readonly entry: {
@@ -143,16 +143,27 @@ export const WalletsLive = HttpApiBuilder.group(ServerApi, "wallets", (handlers)
       accountId,
       summary: `${
         action === "wallet.fund" ? "Funded" : "Adjusted"
-      } the ${result.entry.wallet} wallet of account ${accountId} by ${Money.formatGhs(result.entry.amount)}${
+      } the ${mode === "test" ? "test " : ""}${result.entry.wallet} wallet of account ${accountId} by ${Money.formatGhs(result.entry.amount)}${
         result.entry.note === null ? "" : `: ${result.entry.note}`
       }`,
       detail: {
         wallet: result.entry.wallet,
+        mode: mode ?? "live",
         amount: Money.formatCedis(result.entry.amount),
         note: result.entry.note,
         ledger_entry_id: result.entry.id
       }
     })
+    const apiKeys = yield* ApiKeys.ApiKeys
+    // The live account, or its test account for `mode: test` (made on first use).
+    const walletsOf = (accountId: Account.AccountId, mode: Mode.Mode | undefined) =>
+      Effect.flatMap(
+        apiKeys.accountFor(accountId, mode ?? "live"),
+        Option.match({
+          onNone: () => Effect.fail(new Account.AccountNotFound({ message: `Account ${accountId} not found` })),
+          onSome: Effect.succeed
+        })
+      )
     return handlers
       .handle("fund", ({ headers, path, payload }) =>
         idempotent(
@@ -161,12 +172,16 @@ export const WalletsLive = HttpApiBuilder.group(ServerApi, "wallets", (handlers)
           AdminApi.WalletMovement,
           Effect.map(
             logged(
-              wallet.fund(path.account_id, {
-                amount: payload.amount,
-                wallet: payload.wallet,
-                ...(payload.note === undefined ? {} : { note: payload.note })
-              }),
-              movement("wallet.fund", path.account_id)
+              walletsOf(path.account_id, payload.mode).pipe(
+                Effect.flatMap((accountId) =>
+                  wallet.fund(accountId, {
+                    amount: payload.amount,
+                    wallet: payload.wallet,
+                    ...(payload.note === undefined ? {} : { note: payload.note })
+                  })
+                )
+              ),
+              movement("wallet.fund", path.account_id, payload.mode)
             ),
             ok
           )
@@ -176,9 +191,21 @@ export const WalletsLive = HttpApiBuilder.group(ServerApi, "wallets", (handlers)
           headers,
           { endpoint: "wallets.adjust", target: path.account_id, body: payload },
           AdminApi.WalletMovement,
-          Effect.map(logged(wallet.adjust(path.account_id, payload), movement("wallet.adjust", path.account_id)), ok)
+          Effect.map(
+            logged(
+              walletsOf(path.account_id, payload.mode).pipe(
+                Effect.flatMap((accountId) => wallet.adjust(accountId, payload))
+              ),
+              movement("wallet.adjust", path.account_id, payload.mode)
+            ),
+            ok
+          )
         ))
-      .handle("ledger", ({ path, urlParams }) => Effect.map(wallet.ledger(path.account_id, urlParams), ok))
+      .handle("ledger", ({ path, urlParams }) =>
+        walletsOf(path.account_id, urlParams.mode).pipe(
+          Effect.flatMap((accountId) => wallet.ledger(accountId, urlParams)),
+          Effect.map(ok)
+        ))
       .handle("audit", () => Effect.map(wallet.audit, ok))
   }))
 

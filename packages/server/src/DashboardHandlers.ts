@@ -218,7 +218,7 @@ export const KeysLive = HttpApiBuilder.group(ServerApi, "dashboardKeys", (handle
       .handle("create", ({ payload }) =>
         Effect.gen(function*() {
           const { accountId } = yield* Session.CurrentSession
-          return ok(yield* dashboard.createKey(accountId, payload.name))
+          return ok(yield* dashboard.createKey(accountId, payload.name, payload.mode ?? "live"))
         }))
       .handle("revoke", ({ path }) =>
         Effect.gen(function*() {

@@ -28,20 +28,28 @@ export const examples: Examples = {
     "bundles-server admin accounts update 1 --webhook-url https://shop.example.com/hooks/bundles",
     "bundles-server admin accounts update 1 --limit orders=120 --limit all=default"
   ],
-  "admin keys create": ["bundles-server admin keys create --account 1"],
+  "admin keys create": [
+    "bundles-server admin keys create --account 1",
+    "bundles-server admin keys create --account 1 --mode test"
+  ],
   "admin keys revoke": ["bundles-server admin keys revoke --account 1 --key 3"],
   "admin wallet fund": [
     "bundles-server admin wallet fund --account 1 --amount 250",
-    "bundles-server admin wallet fund --account 1 --amount 10.50 --note \"MoMo 0241234567\""
+    "bundles-server admin wallet fund --account 1 --amount 10.50 --note \"MoMo 0241234567\"",
+    "bundles-server admin wallet fund --account 1 --amount 1000 --mode test"
   ],
   "admin wallet adjust": ["bundles-server admin wallet adjust --account 1 --amount -5 --note \"duplicate funding\""],
-  "admin wallet ledger": ["bundles-server admin wallet ledger --account 1 --wallet main"],
+  "admin wallet ledger": [
+    "bundles-server admin wallet ledger --account 1 --wallet main",
+    "bundles-server admin wallet ledger --account 1 --mode test"
+  ],
   "admin audit": ["bundles-server admin audit --json"],
   "admin orders list": [
     "bundles-server admin orders list --status pending",
     "bundles-server admin orders list --status pending --older-than 30 --oldest-first",
     "bundles-server admin orders list --phone 0241234567",
-    "bundles-server admin orders list --reference INV-1042 --account 1"
+    "bundles-server admin orders list --reference INV-1042 --account 1",
+    "bundles-server admin orders list --account 1 --mode test"
   ],
   "admin orders show": ["bundles-server admin orders show ORD-20261101-7F3A9C"],
   "admin orders resolve": [

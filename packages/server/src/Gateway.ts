@@ -190,8 +190,9 @@ export const make = (api: HttpApi.HttpApi.Any, routes: Routes.Routes) =>
           : caller._tag === "Holder"
           ? caller.session.limits
           : {}
+        // Per account, all its keys together: test keys count against their live account too.
         const subject = caller._tag === "Reseller"
-          ? `account:${caller.principal.accountId}`
+          ? `account:${caller.principal.ownerId}`
           : caller._tag === "Holder"
           ? `account:${caller.session.accountId}`
           : `address:${address}`
@@ -296,7 +297,7 @@ export const make = (api: HttpApi.HttpApi.Any, routes: Routes.Routes) =>
         const caller = yield* identify(request, area, address, headers)
         // The console's pages read the admin API too: its answers to them are never cached or framed.
         if (caller._tag === "Staff") Object.assign(headers, DASHBOARD_HEADERS)
-        if (caller._tag === "Reseller") info.accountId = caller.principal.accountId
+        if (caller._tag === "Reseller") info.accountId = caller.principal.ownerId
         if (caller._tag === "Holder") info.accountId = caller.session.accountId
         const policy = decision._tag === "Endpoint" ? decision.endpoint.policy : area.policy
         yield* admit(policy, caller, address, headers)

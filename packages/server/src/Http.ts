@@ -43,6 +43,7 @@ import * as Smtp from "./Smtp.js"
 import * as StaticFiles from "./StaticFiles.js"
 import * as Upstream from "./Upstream.js"
 import * as UpstreamConfig from "./UpstreamConfig.js"
+import * as UpstreamWebhooks from "./UpstreamWebhooks.js"
 import * as WebhookTransport from "./WebhookTransport.js"
 
 /**
@@ -161,7 +162,9 @@ export const routes = Routes.make(
     operations(Health.paths.ready),
     operations(Health.paths.metrics),
     // Signed by the gateway, not by our credentials; no rate limit (the gateway retries on its own schedule).
-    operations(Paystack.CALLBACK_PATH)
+    operations(Paystack.CALLBACK_PATH),
+    // Signed by the upstream, not authenticated by us: the handler checks the signature.
+    operations(UpstreamWebhooks.PREFIX)
   ],
   [
     { method: "GET", path: openApiPaths.reseller, name: "openapi.reseller" },
@@ -169,7 +172,8 @@ export const routes = Routes.make(
     { method: "GET", path: Health.paths.health, name: "health.alive" },
     { method: "GET", path: Health.paths.ready, name: "health.ready" },
     { method: "GET", path: Health.paths.metrics, name: "metrics.scrape", authenticated: true },
-    { method: "POST", path: Paystack.CALLBACK_PATH, name: "callbacks.paystack", payload: true }
+    { method: "POST", path: Paystack.CALLBACK_PATH, name: "callbacks.paystack", payload: true },
+    { method: "POST", path: UpstreamWebhooks.path, name: "upstreamWebhooks.receive", payload: true }
   ],
   StaticFiles.make()
 )
@@ -185,7 +189,8 @@ export const ApiLive = Layer.mergeAll(
   HttpApiBuilder.middleware(ServerApi, Gateway.make(ServerApi, routes)),
   openApiDocuments,
   Health.routes,
-  Paystack.callbackRoute
+  Paystack.callbackRoute,
+  UpstreamWebhooks.routes
 )
 
 /** The whole application (APIs, domain, workers and metrics), given a SqlClient. */

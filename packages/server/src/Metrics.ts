@@ -13,6 +13,7 @@
  * and answers for the whole server: counters and histograms summed, database figures taken
  * once.
  */
+import { Money } from "@databundle/contract"
 import { SqlClient } from "@effect/sql"
 import { Cause, Effect, Runtime } from "effect"
 import cluster, { type Worker } from "node:cluster"
@@ -110,14 +111,16 @@ export class Metrics extends Effect.Service<Metrics>()("server/Metrics", {
     // Figures of the database: the same from every process on it, so taken once across workers.
     new Gauge({
       name: "bundles_orders",
-      help: "Orders in the database by status",
+      help: "Live orders in the database by status (test keys' orders are not counted)",
       labelNames: ["status"] as const,
       aggregator: "first",
       registers: [registry],
       collect() {
         return scrape(
           this,
-          sql<{ status: string; count: number }>`SELECT status, count(*)::int AS count FROM orders GROUP BY status`,
+          sql<
+            { status: string; count: number }
+          >`SELECT status, count(*)::int AS count FROM orders WHERE mode = 'live' GROUP BY status`,
           (rows) => {
             for (const status of ["pending", "successful", "failed"]) this.set({ status }, 0)
             for (const row of rows) this.set({ status: row.status }, Number(row.count))
@@ -127,7 +130,7 @@ export class Metrics extends Effect.Service<Metrics>()("server/Metrics", {
     })
     new Gauge({
       name: "bundles_pending_orders",
-      help: "Pending orders by how long ago they were placed",
+      help: "Pending live orders by how long ago they were placed",
       labelNames: ["age"] as const,
       aggregator: "first",
       registers: [registry],
@@ -142,7 +145,7 @@ export class Metrics extends Effect.Service<Metrics>()("server/Metrics", {
               count(*) FILTER (WHERE created_at <= now() - interval '5 minutes'
                 AND created_at > now() - interval '30 minutes')::int AS "5m_to_30m",
               count(*) FILTER (WHERE created_at <= now() - interval '30 minutes')::int AS over_30m
-            FROM orders WHERE status = 'pending'`,
+            FROM orders WHERE status = 'pending' AND mode = 'live'`,
           ([row]) => {
             for (const [age, count] of Object.entries(row ?? {})) this.set({ age }, Number(count))
           }
@@ -151,27 +154,28 @@ export class Metrics extends Effect.Service<Metrics>()("server/Metrics", {
     })
     new Gauge({
       name: "bundles_oldest_pending_order_age_seconds",
-      help: "Age of the oldest pending order (0 when none is pending)",
+      help: "Age of the oldest pending live order (0 when none is pending)",
       aggregator: "first",
       registers: [registry],
       collect() {
         return scrape(
           this,
           sql<{ age: number | null }>`
-            SELECT extract(epoch FROM now() - min(created_at))::float8 AS age FROM orders WHERE status = 'pending'`,
+            SELECT extract(epoch FROM now() - min(created_at))::float8 AS age FROM orders WHERE status = 'pending' AND mode = 'live'`,
           ([row]) => this.set(Number(row?.age ?? 0))
         )
       }
     })
     new Gauge({
       name: "bundles_refunded_orders",
-      help: "Orders refunded to their account (failed after the debit)",
+      help: "Live orders refunded to their account (failed after the debit)",
       aggregator: "first",
       registers: [registry],
       collect() {
         return scrape(
           this,
-          sql<{ count: number }>`SELECT count(*)::int AS count FROM ledger_entries WHERE reason = 'refund'`,
+          sql<{ count: number }>`SELECT count(*)::int AS count FROM ledger_entries l JOIN orders o ON o.id = l.order_id
+            WHERE l.reason = 'refund' AND o.mode = 'live'`,
           ([row]) => this.set(Number(row?.count ?? 0))
         )
       }
@@ -209,6 +213,38 @@ export class Metrics extends Effect.Service<Metrics>()("server/Metrics", {
             SELECT extract(epoch FROM now() - min(created_at))::float8 AS age
             FROM webhook_events WHERE queued_at IS NOT NULL AND delivered_at IS NULL AND abandoned_at IS NULL`,
           ([row]) => this.set(Number(row?.age ?? 0))
+        )
+      }
+    })
+    new Gauge({
+      name: "bundles_upstream_balance",
+      help: "Main balance at each upstream with a low-balance threshold, in cedis, as last read",
+      labelNames: ["upstream"] as const,
+      aggregator: "first",
+      registers: [registry],
+      collect() {
+        return scrape(
+          this,
+          sql<{ upstream: string; balance: string }>`SELECT upstream, balance FROM upstream_balances`,
+          (rows) => {
+            for (const row of rows) this.set({ upstream: row.upstream }, Number(Money.formatCedis(BigInt(row.balance))))
+          }
+        )
+      }
+    })
+    new Gauge({
+      name: "bundles_upstream_balance_low",
+      help: "1 while an upstream's balance is below its low-balance threshold, else 0",
+      labelNames: ["upstream"] as const,
+      aggregator: "first",
+      registers: [registry],
+      collect() {
+        return scrape(
+          this,
+          sql<{ upstream: string; low: boolean }>`SELECT upstream, low FROM upstream_balances`,
+          (rows) => {
+            for (const row of rows) this.set({ upstream: row.upstream }, row.low ? 1 : 0)
+          }
         )
       }
     })

@@ -20,11 +20,11 @@
  * resumes from the database.
  */
 import { BundlesClient } from "@databundle/client"
-import { Money, type Order } from "@databundle/contract"
-import { Fulfillment } from "@databundle/core"
-import { FetchHttpClient } from "@effect/platform"
+import { Money, type Order, Webhook } from "@databundle/contract"
+import { Fulfillment, Tokens } from "@databundle/core"
+import { FetchHttpClient, HttpClient, HttpClientRequest } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
-import { Clock, Duration, Effect, Layer, Option, Schedule } from "effect"
+import { Cause, Clock, Duration, Effect, Layer, Option, Redacted, Schedule } from "effect"
 import * as UpstreamConfig from "./UpstreamConfig.js"
 
 const { FulfillmentOutcome, FulfillmentProvider } = Fulfillment
@@ -188,6 +188,8 @@ export const connect = (
 export class Upstreams extends Effect.Tag("server/Upstreams")<Upstreams, {
   readonly all: ReadonlyArray<Connected>
   readonly tuning: UpstreamConfig.Tuning
+  /** Where operator alerts go (`BUNDLES_OPERATOR_WEBHOOK_URL`), when set. */
+  readonly operator: Option.Option<UpstreamConfig.OperatorWebhook>
 }>() {
   /** From the environment; empty unless `BUNDLES_PROVIDER=upstream`. */
   static readonly layer = Layer.effect(
@@ -195,7 +197,8 @@ export class Upstreams extends Effect.Tag("server/Upstreams")<Upstreams, {
     Effect.gen(function*() {
       const configured = yield* UpstreamConfig.configured
       const tuning = yield* UpstreamConfig.tuning
-      return { all: yield* connect(configured, tuning), tuning }
+      const operator = yield* UpstreamConfig.operatorWebhook
+      return { all: yield* connect(configured, tuning), tuning, operator }
     })
   )
 }
@@ -471,16 +474,104 @@ export const provider = Layer.effect(
   })
 )
 
+/** The body of an operator alert: signed and shaped like an account's webhook event. */
+const operatorEvent = (
+  type: "upstream.balance_low",
+  data: { readonly upstream: string; readonly balance: bigint; readonly threshold: bigint },
+  now: number
+) =>
+  JSON.stringify({
+    id: Tokens.eventId(),
+    type,
+    created_at: new Date(now).toISOString(),
+    livemode: true,
+    data: {
+      upstream: data.upstream,
+      balance: Number(Money.formatCedis(data.balance)),
+      threshold: Number(Money.formatCedis(data.threshold))
+    }
+  })
+
+/** How many times an operator alert is tried, a few seconds apart, before it is given up (and logged). */
+const OPERATOR_ATTEMPTS = 5
+
+/** Posts an operator alert to `BUNDLES_OPERATOR_WEBHOOK_URL`, signed with its secret; retried, never failing. */
+export const sendOperatorAlert = (target: UpstreamConfig.OperatorWebhook, body: string) =>
+  Effect.gen(function*() {
+    const client = yield* HttpClient.HttpClient
+    const { id, type } = JSON.parse(body) as { id: string; type: string }
+    const secret = Redacted.value(target.secret)
+    const attempt = Effect.gen(function*() {
+      const timestamp = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+      const [signature, standard] = yield* Effect.promise(() =>
+        Promise.all([
+          Webhook.signatureHeader(secret, timestamp, body),
+          Webhook.standardSignature(secret, id, timestamp, body)
+        ])
+      )
+      const response = yield* client.execute(
+        HttpClientRequest.post(target.url).pipe(
+          HttpClientRequest.setHeaders({
+            [Webhook.SIGNATURE_HEADER]: signature,
+            [Webhook.ID_HEADER]: id,
+            [Webhook.EVENT_HEADER]: type,
+            [Webhook.STANDARD_ID_HEADER]: id,
+            [Webhook.STANDARD_TIMESTAMP_HEADER]: String(timestamp),
+            [Webhook.STANDARD_SIGNATURE_HEADER]: standard,
+            "user-agent": "databundle-webhooks/1"
+          }),
+          HttpClientRequest.bodyText(body, "application/json")
+        )
+      ).pipe(Effect.scoped, Effect.timeout("10 seconds"))
+      if (response.status < 200 || response.status >= 300) {
+        return yield* Effect.fail(new Error(`the operator webhook answered ${response.status}`))
+      }
+    })
+    yield* attempt.pipe(
+      Effect.retry({ times: OPERATOR_ATTEMPTS - 1, schedule: Schedule.exponential("2 seconds") }),
+      Effect.catchAllCause((cause) =>
+        Effect.logWarning(`operator webhook ${type} ${id} not delivered`, Cause.pretty(cause)).pipe(
+          Effect.annotateLogs({ event: "operator_webhook.failed" })
+        )
+      )
+    )
+  })
+
 /**
- * Watches every upstream's balance (`BUNDLES_UPSTREAM_BALANCE_SECONDS`): below its
- * `low_balance`, a warning is logged when it drops below and again every 15 minutes while
- * it stays there, and a notice when it is topped up.
+ * Watches every upstream's balance (`BUNDLES_UPSTREAM_BALANCE_SECONDS`) that has a
+ * `low_balance`, and records it in `upstream_balances` (the metrics read it there). When it
+ * drops below the threshold, once per crossing among all the server's processes: a warning log
+ * line (`event: upstream.balance_low`) and, with `BUNDLES_OPERATOR_WEBHOOK_URL`, a signed
+ * `upstream.balance_low` event to the operator. While it stays low, the log line is repeated
+ * every 15 minutes by the process that sees it; a top-up logs a notice and re-arms the alert.
  */
 export const balanceWatch = Effect.gen(function*() {
-  const { all, tuning } = yield* Upstreams
+  const { all, operator, tuning } = yield* Upstreams
+  const sql = yield* SqlClient.SqlClient
   const watched = all.filter((u) => Option.isSome(u.config.lowBalance))
   if (watched.length === 0) return
   const lastWarned = new Map<string, number>()
+
+  /** Records a reading; whether it crossed the threshold (down or up) with this reading. */
+  const record = (name: string, balance: bigint, threshold: bigint, low: boolean) =>
+    sql.withTransaction(Effect.gen(function*() {
+      yield* sql`
+        INSERT INTO upstream_balances (upstream, balance, threshold, low)
+        VALUES (${name}, ${balance}, ${threshold}, false)
+        ON CONFLICT (upstream) DO NOTHING
+      `
+      const [before] = yield* sql<{ low: boolean }>`
+        SELECT low FROM upstream_balances WHERE upstream = ${name} FOR UPDATE
+      `
+      const crossed = before!.low !== low
+      yield* sql`
+        UPDATE upstream_balances SET balance = ${balance}, threshold = ${threshold}, low = ${low},
+          checked_at = now(), changed_at = ${crossed ? sql`now()` : sql`changed_at`}
+        WHERE upstream = ${name}
+      `
+      return crossed
+    }))
+
   const check = Effect.forEach(watched, (upstream) =>
     Effect.gen(function*() {
       const name = upstream.config.name
@@ -489,9 +580,15 @@ export const balanceWatch = Effect.gen(function*() {
       if (balance._tag === "Left") return
       const now = yield* Clock.currentTimeMillis
       const main = balance.right.main
-      if (main < threshold) {
+      const low = main < threshold
+      const crossed = yield* record(name, main, threshold, low).pipe(
+        Effect.catchAllCause((cause) =>
+          Effect.as(Effect.logWarning("upstream balance could not be recorded", Cause.pretty(cause)), false)
+        )
+      )
+      if (low) {
         const last = lastWarned.get(name)
-        if (last === undefined || now - last > 15 * 60_000) {
+        if (crossed || last === undefined || now - last > 15 * 60_000) {
           lastWarned.set(name, now)
           yield* Effect.logWarning(
             `upstream balance low: ${name} holds ${Money.formatGhs(main)}, below ${
@@ -501,7 +598,15 @@ export const balanceWatch = Effect.gen(function*() {
             Effect.annotateLogs({ event: "upstream.balance_low", upstream: name, balance: Money.formatCedis(main) })
           )
         }
-      } else if (lastWarned.delete(name)) {
+        if (crossed && Option.isSome(operator)) {
+          yield* Effect.forkDaemon(
+            sendOperatorAlert(
+              operator.value,
+              operatorEvent("upstream.balance_low", { upstream: name, balance: main, threshold }, now)
+            ).pipe(Effect.provide(FetchHttpClient.layer))
+          )
+        }
+      } else if (lastWarned.delete(name) || crossed) {
         yield* Effect.logInfo(`upstream balance restored: ${name} holds ${Money.formatGhs(main)}`)
       }
     }), { discard: true })

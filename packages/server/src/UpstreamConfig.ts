@@ -25,6 +25,11 @@ export interface Upstream {
   readonly priorities: Priorities
   /** Below this main balance (pesewas) an alert is raised. */
   readonly lowBalance: Option.Option<bigint>
+  /**
+   * The secret that signs the upstream's webhooks to us (its account's `whsec_`), when we
+   * receive them at `POST /upstream-webhooks/{name}`; without it they are refused.
+   */
+  readonly webhookSecret: Option.Option<Redacted.Redacted<string>>
 }
 
 /** The upstream's priority for a network, or none when it does not serve it. */
@@ -93,7 +98,10 @@ const FileEntry = Schema.Struct({
     }),
     { default: () => ({ "*": 100 }) }
   ),
-  low_balance: Schema.optional(Cedis)
+  low_balance: Schema.optional(Cedis),
+  /** The upstream's webhook signing secret, or the variable that holds it (preferred). */
+  webhook_secret: Schema.optional(Schema.String),
+  webhook_secret_env: Schema.optional(Schema.String)
 })
 
 /** `BUNDLES_UPSTREAMS_FILE`: `{ "upstreams": [ ... ] }`. */
@@ -129,12 +137,18 @@ export const parseFile = (
         `upstream "${entry.name}" has no API key (set api_key_env to a variable that holds it, or api_key)`
       )
     }
+    const secret = entry.webhook_secret ??
+      (entry.webhook_secret_env === undefined ? undefined : env(entry.webhook_secret_env))
+    if (entry.webhook_secret_env !== undefined && (secret === undefined || secret.length === 0)) {
+      return Either.left(`upstream "${entry.name}": ${entry.webhook_secret_env} (webhook_secret_env) is not set`)
+    }
     out.push({
       name: entry.name,
       url: entry.url,
       apiKey: Redacted.make(key),
       priorities: entry.networks,
-      lowBalance: Option.fromNullable(entry.low_balance)
+      lowBalance: Option.fromNullable(entry.low_balance),
+      webhookSecret: Option.map(Option.fromNullable(secret), Redacted.make)
     })
   }
   return Either.right(out)
@@ -166,9 +180,10 @@ export const upstreams: Config.Config<ReadonlyArray<Upstream>> = Config.option(C
         name: Config.string("BUNDLES_UPSTREAM_NAME").pipe(Config.withDefault("upstream")),
         url: Config.option(Config.string("BUNDLES_UPSTREAM_URL")),
         apiKey: Config.option(Config.redacted("BUNDLES_UPSTREAM_API_KEY")),
-        lowBalance: Config.option(Config.string("BUNDLES_UPSTREAM_LOW_BALANCE"))
+        lowBalance: Config.option(Config.string("BUNDLES_UPSTREAM_LOW_BALANCE")),
+        webhookSecret: Config.option(Config.redacted("BUNDLES_UPSTREAM_WEBHOOK_SECRET"))
       }),
-    Config.mapOrFail(({ apiKey, fromFile, lowBalance, name, url }) => {
+    Config.mapOrFail(({ apiKey, fromFile, lowBalance, name, url, webhookSecret }) => {
       if (Option.isSome(fromFile)) return Either.right(fromFile.value)
       if (Option.isNone(url) || Option.isNone(apiKey)) {
         return Either.left(invalid(
@@ -186,7 +201,8 @@ export const upstreams: Config.Config<ReadonlyArray<Upstream>> = Config.option(C
         url: url.value,
         apiKey: apiKey.value,
         priorities: { "*": 100 },
-        lowBalance: Option.flatMap(low, Either.getRight)
+        lowBalance: Option.flatMap(low, Either.getRight),
+        webhookSecret
       }])
     })
   )
@@ -195,4 +211,51 @@ export const upstreams: Config.Config<ReadonlyArray<Upstream>> = Config.option(C
 export const configured: Effect.Effect<ReadonlyArray<Upstream>, ConfigError.ConfigError> = Effect.flatMap(
   provider,
   (kind) => kind === "upstream" ? upstreams : Effect.succeed([])
+)
+
+/** Where the operator's alerts are sent, signed like account webhooks. */
+export interface OperatorWebhook {
+  readonly url: string
+  readonly secret: Redacted.Redacted<string>
+}
+
+/** A secret both signatures accept: `whsec_` (optional) and base64. */
+const isSigningSecret = (secret: string): boolean => {
+  const body = secret.startsWith("whsec_") ? secret.slice("whsec_".length) : secret
+  if (body.length < 24 || !/^[A-Za-z0-9+/]+={0,2}$/.test(body)) return false
+  try {
+    atob(body)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/**
+ * `BUNDLES_OPERATOR_WEBHOOK_URL` and `BUNDLES_OPERATOR_WEBHOOK_SECRET`: where operator alerts
+ * (a low upstream balance) are posted. Both or neither.
+ */
+export const operatorWebhook: Config.Config<Option.Option<OperatorWebhook>> = Config.all({
+  url: Config.option(Config.string("BUNDLES_OPERATOR_WEBHOOK_URL")),
+  secret: Config.option(Config.redacted("BUNDLES_OPERATOR_WEBHOOK_SECRET"))
+}).pipe(
+  Config.mapOrFail(({ secret, url }) => {
+    if (Option.isNone(url) && Option.isNone(secret)) return Either.right(Option.none())
+    if (Option.isNone(url) || Option.isNone(secret)) {
+      return Either.left(invalid(
+        "BUNDLES_OPERATOR_WEBHOOK_URL",
+        "BUNDLES_OPERATOR_WEBHOOK_URL and BUNDLES_OPERATOR_WEBHOOK_SECRET go together"
+      ))
+    }
+    if (!/^https?:\/\/[^\s]+$/.test(url.value)) {
+      return Either.left(invalid("BUNDLES_OPERATOR_WEBHOOK_URL", "must be an http or https URL"))
+    }
+    if (!isSigningSecret(Redacted.value(secret.value))) {
+      return Either.left(invalid(
+        "BUNDLES_OPERATOR_WEBHOOK_SECRET",
+        "must be whsec_ and at least 24 base64 characters (openssl rand -base64 32)"
+      ))
+    }
+    return Either.right(Option.some({ url: url.value, secret: secret.value }))
+  })
 )

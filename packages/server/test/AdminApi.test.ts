@@ -281,7 +281,7 @@ for (const target of targets) {
           const account = yield* admin.accounts.create({ payload: { name: "Key Holder" } })
           const res = yield* adminRaw("POST", `/accounts/${account.id}/keys`)
           assert.strictEqual(res.status, 201, res.text)
-          assert.sameMembers(Object.keys(res.json), ["success", "id", "api_key", "prefix"])
+          assert.sameMembers(Object.keys(res.json), ["success", "id", "api_key", "prefix", "mode"])
           const key: string = res.json.api_key
           assert.isAtLeast(key.length, 32)
           assert.isTrue(key.startsWith(res.json.prefix))
@@ -296,7 +296,7 @@ for (const target of targets) {
           const used = yield* admin.accounts.show({ path: { account_id: account.id } })
           assert.instanceOf(used.keys[0]!.last_used_at, Date)
 
-          const second = yield* admin.apiKeys.create({ path: { account_id: account.id } })
+          const second = yield* admin.apiKeys.create({ path: { account_id: account.id }, urlParams: {} })
           assert.notStrictEqual(second.api_key, key)
           const keys = (yield* admin.accounts.show({ path: { account_id: account.id } })).keys
           assert.deepStrictEqual(keys.map((k) => k.id), [second.id, res.json.id])
@@ -323,7 +323,9 @@ for (const target of targets) {
           )
           yield* secondClient.wallet.balance()
           assert.instanceOf(
-            yield* Effect.flip(admin.apiKeys.create({ path: { account_id: 999_999 as Account.AccountId } })),
+            yield* Effect.flip(
+              admin.apiKeys.create({ path: { account_id: 999_999 as Account.AccountId }, urlParams: {} })
+            ),
             Account.AccountNotFound
           )
         }))
@@ -491,7 +493,8 @@ for (const target of targets) {
             status: "successful",
             reference: "a-1",
             created_at: ok.order.created_at,
-            account_id: account.id
+            account_id: account.id,
+            mode: "live"
           })
           assert.instanceOf(
             yield* Effect.flip(admin.ordersAdmin.get({ path: { order_number: "ORD-000000000000" } })),

@@ -216,7 +216,7 @@ for (const target of targets) {
 
           // Keys: the key is shown once; revoking marks it.
           const key = json(succeeded(yield* admin("keys", "create", "--account", id, "--json")))
-          assert.deepStrictEqual(Object.keys(key).sort(), ["api_key", "id", "prefix", "success"])
+          assert.deepStrictEqual(Object.keys(key).sort(), ["api_key", "id", "mode", "prefix", "success"])
           assert.isTrue(key.api_key.startsWith(key.prefix))
           const keyText = succeeded(yield* admin("keys", "create", "--account", id))
           assert.include(keyText.stdout, "it will not be shown again")
@@ -365,7 +365,7 @@ for (const target of targets) {
             path: { account_id: account.id },
             payload: { amount: 10_000n, wallet: "main" }
           })
-          const key = yield* api.apiKeys.create({ path: { account_id: account.id } })
+          const key = yield* api.apiKeys.create({ path: { account_id: account.id }, urlParams: {} })
           const reseller = yield* resellerClient(key.api_key)
           const { networks } = yield* reseller.catalog.networks()
           const { bundles } = yield* reseller.catalog.bundles({ path: { network_id: networks[0]!.id } })

@@ -417,7 +417,7 @@ for (const target of targets) {
       it.effect("two keys of one account share the limits", () =>
         Effect.gen(function*() {
           const t = yield* setup(10_000n)
-          const second = yield* t.admin.apiKeys.create({ path: { account_id: t.id } })
+          const second = yield* t.admin.apiKeys.create({ path: { account_id: t.id }, urlParams: {} })
           const remaining: Array<number> = []
           for (const key of [t.key, second.api_key, t.key]) {
             remaining.push(rateHeaders(yield* api("GET", "/balance", key)).remaining)

@@ -76,7 +76,7 @@ export const newAccount = (main: bigint, options: { priceGroup?: string } = {}) 
         payload: { amount: main, wallet: "main" }
       })
     }
-    const key = yield* admin.apiKeys.create({ path: { account_id: account.id } })
+    const key = yield* admin.apiKeys.create({ path: { account_id: account.id }, urlParams: {} })
     return { id: account.id, key: key.api_key, keyId: key.id }
   })
 

@@ -364,7 +364,7 @@ for (const target of targets) {
       it.effect("401: a revoked key is refused at once; the account's other key still works", () =>
         Effect.gen(function*() {
           const t = yield* setup(10_000n)
-          const second = yield* t.admin.apiKeys.create({ path: { account_id: t.id } })
+          const second = yield* t.admin.apiKeys.create({ path: { account_id: t.id }, urlParams: {} })
           // Use the key first so its authentication is cached.
           yield* t.client.wallet.balance()
           yield* t.admin.apiKeys.revoke({ path: { account_id: t.id, key_id: t.keyId } })
@@ -397,7 +397,7 @@ for (const target of targets) {
           expectEnvelope(yield* api("POST", "/orders", bad, { body: { bundle_id: "x", phone_number: "1" } }), 401)
           expectEnvelope(yield* api("POST", "/orders", undefined, { body: {} }), 401)
           expectEnvelope(yield* api("GET", "/orders?page=0&status=bogus", bad), 401)
-          const second = yield* t.admin.apiKeys.create({ path: { account_id: t.id } })
+          const second = yield* t.admin.apiKeys.create({ path: { account_id: t.id }, urlParams: {} })
           yield* t.admin.apiKeys.revoke({ path: { account_id: t.id, key_id: second.id } })
           expectEnvelope(
             yield* api("POST", "/orders", second.api_key, { body: { bundle_id: 1, phone_number: "+233241234567" } }),

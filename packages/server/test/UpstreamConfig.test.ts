@@ -2,7 +2,7 @@
  * The upstreams file: what it accepts, and the clear refusals of what it does not.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Either, Option, Redacted } from "effect"
+import { ConfigProvider, Effect, Either, Option, Redacted } from "effect"
 import * as UpstreamConfig from "../src/UpstreamConfig.js"
 
 const env = (name: string) => ({ ALPHA_KEY: "key-alpha" } as Record<string, string>)[name]
@@ -47,5 +47,39 @@ describe("BUNDLES_UPSTREAMS_FILE", () => {
     assert.include(refusal({ upstreams: [{ name: "a", url: "u", api_key: "k", colour: "red" }] }), "colour")
     assert.include(refusal({ upstreams: [] }), "upstreams")
     assert.include(Either.getLeft(UpstreamConfig.parseFile("{", env)).pipe(Option.getOrThrow), "not JSON")
+  })
+})
+
+describe("BUNDLES_OPERATOR_WEBHOOK_URL and _SECRET", () => {
+  const read = (vars: Record<string, string>) =>
+    Effect.runSync(
+      Effect.either(
+        Effect.withConfigProvider(UpstreamConfig.operatorWebhook, ConfigProvider.fromMap(new Map(Object.entries(vars))))
+      )
+    )
+  const secret = "whsec_b3BlcmF0b3Itc2VjcmV0LWZvci10ZXN0cy0xMjM0NQ=="
+
+  it("are optional together, and read together", () => {
+    assert.deepStrictEqual(read({}), Either.right(Option.none()))
+    const both = Either.getOrThrow(read({
+      BUNDLES_OPERATOR_WEBHOOK_URL: "https://ops.example/alerts",
+      BUNDLES_OPERATOR_WEBHOOK_SECRET: secret
+    }))
+    assert.strictEqual(Option.getOrThrow(both).url, "https://ops.example/alerts")
+    assert.strictEqual(Redacted.value(Option.getOrThrow(both).secret), secret)
+  })
+
+  it("refuse one without the other, a URL that is not http(s) and a secret that cannot sign", () => {
+    const refusal = (vars: Record<string, string>) => String(Either.getLeft(read(vars)).pipe(Option.getOrThrow))
+    assert.include(refusal({ BUNDLES_OPERATOR_WEBHOOK_URL: "https://ops.example" }), "go together")
+    assert.include(refusal({ BUNDLES_OPERATOR_WEBHOOK_SECRET: secret }), "go together")
+    assert.include(
+      refusal({ BUNDLES_OPERATOR_WEBHOOK_URL: "ftp://ops.example", BUNDLES_OPERATOR_WEBHOOK_SECRET: secret }),
+      "http or https"
+    )
+    assert.include(
+      refusal({ BUNDLES_OPERATOR_WEBHOOK_URL: "https://ops.example", BUNDLES_OPERATOR_WEBHOOK_SECRET: "short!" }),
+      "base64"
+    )
   })
 })

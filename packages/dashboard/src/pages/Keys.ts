@@ -1,4 +1,7 @@
-/** API keys, the profile's section: create with a name (the key shown once, with a copy button), list, revoke. */
+/**
+ * API keys, the profile's section: create with a name and a mode (the key shown once, with a
+ * copy button), list with their modes, revoke.
+ */
 import type { Page } from "../App.js"
 import { h, replace, when } from "../Dom.js"
 import { api, type Key } from "../Endpoints.js"
@@ -36,6 +39,8 @@ export const keys: Page = {
                 null,
                 h("strong", null, key.name ?? "(no name)"),
                 " ",
+                h("span", { class: `mode mode-${key.mode}` }, key.mode === "test" ? "Test" : "Live"),
+                " ",
                 h("code", null, `${key.prefix}…`),
                 h("br"),
                 h(
@@ -53,9 +58,23 @@ export const keys: Page = {
       label: "Create an API key",
       submit: "Create key",
       pending: "Creating…",
-      fields: [{ name: "name", label: "Key name", hint: "Where you will use it, such as “shop website”" }],
+      fields: [
+        { name: "name", label: "Key name", hint: "Where you will use it, such as “shop website”" },
+        {
+          name: "mode",
+          label: "Mode",
+          options: [
+            { value: "live", label: "Live: real orders from your wallet" },
+            { value: "test", label: "Test: simulated orders from a test wallet of play money" }
+          ],
+          value: "live",
+          hint: "Build and test your integration with a test key, then switch to a live key."
+        }
+      ],
       onSubmit: async (values, f) => {
-        const created = await api.createKey({ payload: { name: values.name! } })
+        const created = await api.createKey({
+          payload: { name: values.name!, mode: values.mode === "test" ? "test" : "live" }
+        })
         f.element.reset()
         const copy = h("button", { type: "button", class: "secondary" }, "Copy key")
         const copied = h("span", { role: "status" })
@@ -72,7 +91,7 @@ export const keys: Page = {
           h(
             "div",
             { class: "card" },
-            h("h2", { tabindex: "-1" }, "Your new key"),
+            h("h2", { tabindex: "-1" }, created.key.mode === "test" ? "Your new test key" : "Your new key"),
             h("p", { class: "warning" }, "This is the only time the key is shown. Copy it now and keep it safe."),
             h("code", { class: "secret", "data-testid": "new-key" }, created.api_key),
             h("div", { class: "actions" }, copy, copied)

@@ -47,6 +47,7 @@ const accountText = (account: ApiKey.AccountDetail, s: Output.Style) => [
       [
         { title: "ID", value: (key) => String(key.id), right: true },
         { title: "PREFIX", value: (key) => key.prefix },
+        { title: "MODE", value: (key) => key.mode },
         { title: "CREATED", value: (key) => date(key.created_at) },
         { title: "LAST USED", value: (key) => key.last_used_at === null ? "never" : date(key.last_used_at) },
         { title: "REVOKED", value: (key) => key.revoked_at === null ? "-" : date(key.revoked_at) }

@@ -3,17 +3,31 @@
  */
 import { AdminApi, ApiKey } from "@databundle/contract"
 import { Command, Options } from "@effect/cli"
+import { Option } from "effect"
 import { execute, request } from "./Call.js"
-import { accountIdOption, checked, decodeWith, shared } from "./Options.js"
+import { accountIdOption, checked, decodeWith, modeOption, shared } from "./Options.js"
 import { date } from "./Text.js"
 
-const keysCreate = Command.make("create", { ...shared, account: accountIdOption }, (options) =>
+const keysCreate = Command.make("create", {
+  ...shared,
+  account: accountIdOption,
+  mode: modeOption("test: a key on the account's test wallet that only ever reaches the simulator (default live)")
+}, (options) =>
   execute(
     options,
-    request(options, (client) => client.apiKeys.create({ path: { account_id: options.account } })),
+    request(
+      options,
+      (client) =>
+        client.apiKeys.create({
+          path: { account_id: options.account },
+          urlParams: Option.match(options.mode, { onNone: () => ({}), onSome: (mode) => ({ mode }) })
+        })
+    ),
     AdminApi.ApiKeyCreated,
     (key) => [
-      `API key ${key.id} created for account ${options.account} (prefix ${key.prefix}):`,
+      `${
+        key.mode === "test" ? "Test" : "Live"
+      } API key ${key.id} created for account ${options.account} (prefix ${key.prefix}):`,
       "",
       `  ${key.api_key}`,
       "",

@@ -146,6 +146,10 @@ export const fromWire = <A>(
   return Either.mapLeft(decode(present), (error) => problem(`Invalid request: ${firstIssue(error)}`))
 }
 
+/** `--mode live|test`: which of an account's two sets of data a command acts on (default live). */
+export const modeOption = (description: string) =>
+  Options.choice("mode", ["live", "test"] as const).pipe(Options.withDescription(description), Options.optional)
+
 /** `--limit SCOPE=N` (repeatable): a number sets an override, `default` removes it. */
 export const limitsOption = Options.text("limit").pipe(
   Options.withDescription(

@@ -14,6 +14,7 @@ import {
   decodeWith,
   idempotencyKeyOption,
   listing,
+  modeOption,
   orderNumberArg,
   shared,
   type UrlParamsOf
@@ -25,6 +26,7 @@ const orderText = (order: Order.AdminOrder, s: Output.Style) =>
     ["order", order.order_number],
     ["status", Output.status(order.status, s)],
     ["account", String(order.account_id)],
+    ["mode", order.mode],
     ["network", order.network],
     ["bundle", order.bundle],
     ["phone", order.phone_number],
@@ -65,6 +67,7 @@ const ordersList = Command.make("list", {
   oldestFirst: Options.boolean("oldest-first").pipe(
     Options.withDescription("Oldest first (the pending queue's order) instead of newest first")
   ),
+  mode: modeOption("test lists the orders of test keys, never mixed with live ones (default live)"),
   ...ordersListing.options
 }, (options) =>
   execute(
@@ -75,7 +78,8 @@ const ordersList = Command.make("list", {
       phone_number: options.phone,
       reference: options.reference,
       older_than: options.olderThan,
-      sort: options.oldestFirst ? Option.some("oldest") : Option.none()
+      sort: options.oldestFirst ? Option.some("oldest") : Option.none(),
+      mode: options.mode
     }).pipe(
       Effect.flatMap((urlParams) => request(options, (client) => client.ordersAdmin.list({ urlParams })))
     ),
@@ -92,7 +96,8 @@ const ordersList = Command.make("list", {
             { title: "PHONE", value: (o) => o.phone_number },
             { title: "AMOUNT", value: (o) => ghs(o.amount_paid), right: true },
             { title: "STATUS", value: (o) => Output.status(o.status, s) },
-            { title: "REFERENCE", value: (o) => orNone(o.reference, "") }
+            { title: "REFERENCE", value: (o) => orNone(o.reference, "") },
+            { title: "MODE", value: (o) => o.mode }
           ],
           orders,
           s

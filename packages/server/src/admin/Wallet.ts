@@ -14,6 +14,7 @@ import {
   fromWire,
   idempotencyKeyOption,
   listing,
+  modeOption,
   noteOption,
   shared,
   type UrlParamsOf,
@@ -43,11 +44,17 @@ const walletFund = Command.make("fund", {
   amount: amountOption(Wallet.FundWalletPayload.fields.amount, "The amount in cedis (10.50), greater than 0"),
   wallet: walletOption,
   note: noteOption.pipe(Options.optional),
+  mode: modeOption("test funds the account's test wallet, the play money of its test keys (default live)"),
   idempotencyKey: idempotencyKeyOption
 }, (options) =>
   execute(
     options,
-    fromWire(decodeFund, { amount: wireAmount(options.amount), wallet: options.wallet, note: options.note }).pipe(
+    fromWire(decodeFund, {
+      amount: wireAmount(options.amount),
+      wallet: options.wallet,
+      note: options.note,
+      mode: options.mode
+    }).pipe(
       Effect.flatMap((payload) =>
         moneyRequest(options, (client, headers) =>
           client.wallets.fund({ path: { account_id: options.account }, headers, payload }))
@@ -67,6 +74,7 @@ const walletAdjust = Command.make("adjust", {
   amount: amountOption(Wallet.AdjustWalletPayload.fields.amount, "A signed amount in cedis (-5.00), not 0"),
   wallet: walletOption,
   note: noteOption,
+  mode: modeOption("test corrects the account's test wallet (default live)"),
   idempotencyKey: idempotencyKeyOption
 }, (options) =>
   execute(
@@ -74,7 +82,8 @@ const walletAdjust = Command.make("adjust", {
     fromWire(decodeAdjust, {
       amount: wireAmount(options.amount),
       wallet: options.wallet,
-      note: Option.some(options.note)
+      note: Option.some(options.note),
+      mode: options.mode
     }).pipe(
       Effect.flatMap((payload) =>
         moneyRequest(options, (client, headers) =>
@@ -97,11 +106,12 @@ const walletLedger = Command.make("ledger", {
   ...shared,
   account: accountIdOption,
   wallet: walletOption,
+  mode: modeOption("test shows the account's test wallets (default live)"),
   ...ledgerListing.options
 }, (options) =>
   execute(
     options,
-    ledgerListing.params(options, { wallet: options.wallet }).pipe(
+    ledgerListing.params(options, { wallet: options.wallet, mode: options.mode }).pipe(
       Effect.flatMap((urlParams) =>
         request(options, (client) => client.wallets.ledger({ path: { account_id: options.account }, urlParams }))
       )

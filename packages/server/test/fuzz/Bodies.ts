@@ -177,16 +177,21 @@ export const updateBody = (w: World) =>
 
 export const walletField = { name: "wallet", required: false, bad: badEnum(WALLETS) }
 
+/** The optional `mode` of a movement or a key. */
+export const modeField = { name: "mode", required: false, bad: badEnum(["live", "test"]) }
+
 export const fundBody = withNonObjects(breakFields(fc.constantFrom(...fundBases), [
   { name: "amount", required: true, bad: badPositiveCedis },
   walletField,
-  { name: "note", required: false, bad: badNote }
+  { name: "note", required: false, bad: badNote },
+  modeField
 ]))
 
 export const adjustBody = withNonObjects(breakFields(fc.constantFrom(...adjustBases), [
   { name: "amount", required: true, bad: badNonZeroCedis },
   walletField,
-  { name: "note", required: true, bad: fc.oneof(fc.constant(""), badNote) }
+  { name: "note", required: true, bad: fc.oneof(fc.constant(""), badNote) },
+  modeField
 ]))
 
 export const resolveBody = withNonObjects(breakFields(fc.constantFrom(...resolveBases), [

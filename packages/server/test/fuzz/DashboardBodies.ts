@@ -3,7 +3,7 @@
  */
 import { Payment, User } from "@databundle/contract"
 import fc from "fast-check"
-import { breakFields, withNonObjects } from "./Bodies.js"
+import { breakFields, modeField, withNonObjects } from "./Bodies.js"
 import {
   badEnum,
   badName,
@@ -124,7 +124,8 @@ export const keyBody = withNonObjects(breakFields(fc.record({ name: fc.constant(
     name: "name",
     required: true,
     bad: fc.oneof(fc.constant(""), fc.string({ minLength: 65, maxLength: 200 }), wrongType("string"))
-  }
+  },
+  modeField
 ]))
 
 /** POST /webhook/test. */

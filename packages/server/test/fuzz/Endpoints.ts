@@ -303,7 +303,11 @@ const dataOf = (w: World): Readonly<Record<string, Data>> => {
     },
     [`GET ${ADMIN}/accounts/:account_id`]: { good: account(w.accountIds), bad: badAccount },
     [`PATCH ${ADMIN}/accounts/:account_id`]: { good: account(accounts), bad: badAccount, body: updateBody(w) },
-    [`POST ${ADMIN}/accounts/:account_id/keys`]: { good: account(accounts), bad: badAccount },
+    [`POST ${ADMIN}/accounts/:account_id/keys`]: {
+      good: account(accounts),
+      bad: badAccount,
+      query: [enumParam("mode", ["live", "test"])]
+    },
     [`DELETE ${ADMIN}/accounts/:account_id/keys/:key_id`]: {
       good: fc.constant({ values: { account_id: String(w.rich.id), key_id: String(w.rich.keyId) }, fault: "" }),
       bad: fc.oneof(
@@ -331,7 +335,7 @@ const dataOf = (w: World): Readonly<Record<string, Data>> => {
     [`GET ${ADMIN}/accounts/:account_id/ledger`]: {
       good: account(accounts),
       bad: badAccount,
-      query: [...pageParams(100), enumParam("wallet", WALLETS)]
+      query: [...pageParams(100), enumParam("wallet", WALLETS), enumParam("mode", ["live", "test"])]
     },
     [`POST ${ADMIN}/catalog`]: { body: catalogBody(w) },
     [`POST ${ADMIN}/catalog/preview`]: { body: catalogBody(w) },
@@ -349,7 +353,8 @@ const dataOf = (w: World): Readonly<Record<string, Data>> => {
         { name: "reference", good: goodReference, bad: badReferenceText },
         { name: "phone_number", good: goodPhone, bad: badPhoneText },
         { name: "older_than", good: fc.integer({ min: 1, max: 525_600 }).map(String), bad: badIntText(1, 525_600) },
-        enumParam("sort", ["newest", "oldest"])
+        enumParam("sort", ["newest", "oldest"]),
+        enumParam("mode", ["live", "test"])
       ]
     },
     [`GET ${ADMIN}/orders/:order_number`]: {

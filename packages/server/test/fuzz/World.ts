@@ -282,7 +282,7 @@ export const setup = Effect.gen(function*() {
   const broke = yield* newAccount(0n)
   const suspended = yield* newAccount(10_000n)
   yield* admin.accounts.update({ path: { account_id: suspended.id }, payload: { status: "suspended" } })
-  const revoked = yield* admin.apiKeys.create({ path: { account_id: rich.id } })
+  const revoked = yield* admin.apiKeys.create({ path: { account_id: rich.id }, urlParams: {} })
   yield* admin.apiKeys.revoke({ path: { account_id: rich.id, key_id: revoked.id } })
 
   const bundles = yield* sql<{ id: number; buyable: boolean }>`
