@@ -41,13 +41,17 @@ export class Stats extends Effect.Service<Stats>()("core/Stats", {
         o AS (
           SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS date, count(*) AS orders,
             coalesce(sum(amount) FILTER (WHERE status = 'successful'), 0) AS sales
-          FROM orders WHERE created_at >= ${firstDay} GROUP BY 1
+          FROM orders WHERE created_at >= ${firstDay} AND mode = 'live' GROUP BY 1
         ),
         l AS (
           SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS date,
             coalesce(sum(amount) FILTER (WHERE reason = 'refund'), 0) AS refunds,
             coalesce(sum(amount) FILTER (WHERE reason = 'funding'), 0) AS funding
-          FROM ledger_entries WHERE created_at >= ${firstDay} AND reason IN ('funding', 'refund') GROUP BY 1
+          FROM ledger_entries
+          WHERE created_at >= ${firstDay} AND reason IN ('funding', 'refund')
+            -- Test wallets' play money is no business figure.
+            AND account_id NOT IN (SELECT id FROM accounts WHERE mode = 'test')
+          GROUP BY 1
         )
         SELECT days.date, coalesce(o.orders, 0) AS orders, coalesce(o.sales, 0) AS sales,
           coalesce(l.refunds, 0) AS refunds, coalesce(l.funding, 0) AS funding
@@ -64,7 +68,7 @@ export class Stats extends Effect.Service<Stats>()("core/Stats", {
             count(*) FILTER (WHERE status = 'pending') AS pending,
             count(*) FILTER (WHERE status = 'successful') AS successful,
             count(*) FILTER (WHERE status = 'failed') AS failed
-          FROM orders WHERE created_at >= ${firstHour} GROUP BY 1
+          FROM orders WHERE created_at >= ${firstHour} AND mode = 'live' GROUP BY 1
         )
         SELECT hours.hour, coalesce(o.pending, 0) AS pending, coalesce(o.successful, 0) AS successful,
           coalesce(o.failed, 0) AS failed
@@ -75,7 +79,7 @@ export class Stats extends Effect.Service<Stats>()("core/Stats", {
       const networks = yield* orDie(sql<{ network_id: number | null; name: string; orders: Money; sales: Money }>`
         SELECT b.network_id, coalesce(n.name, min(o.network_name)) AS name, count(*) AS orders, sum(o.amount) AS sales
         FROM orders o LEFT JOIN bundles b ON b.id = o.bundle_id LEFT JOIN networks n ON n.id = b.network_id
-        WHERE o.created_at >= ${firstDay} AND o.status = 'successful'
+        WHERE o.created_at >= ${firstDay} AND o.status = 'successful' AND o.mode = 'live'
         GROUP BY b.network_id, n.name
         ORDER BY sum(o.amount) DESC, b.network_id
       `)
@@ -87,7 +91,7 @@ export class Stats extends Effect.Service<Stats>()("core/Stats", {
           count(*) FILTER (WHERE created_at <= now() - interval '5 minutes' AND created_at > now() - interval '30 minutes') AS c,
           count(*) FILTER (WHERE created_at <= now() - interval '30 minutes' AND created_at > now() - interval '2 hours') AS d,
           count(*) FILTER (WHERE created_at <= now() - interval '2 hours') AS e
-        FROM orders WHERE status = 'pending'
+        FROM orders WHERE status = 'pending' AND mode = 'live'
       `)
 
       const buckets = ["a", "b", "c", "d", "e"] as const

@@ -141,9 +141,9 @@ export const WalletsLive = HttpApiBuilder.group(ServerApi, "wallets", (handlers)
       targetKind: "account" as const,
       targetId: accountId,
       accountId,
-      summary: `${
-        action === "wallet.fund" ? "Funded" : "Adjusted"
-      } the ${mode === "test" ? "test " : ""}${result.entry.wallet} wallet of account ${accountId} by ${Money.formatGhs(result.entry.amount)}${
+      summary: `${action === "wallet.fund" ? "Funded" : "Adjusted"} the ${
+        mode === "test" ? "test " : ""
+      }${result.entry.wallet} wallet of account ${accountId} by ${Money.formatGhs(result.entry.amount)}${
         result.entry.note === null ? "" : `: ${result.entry.note}`
       }`,
       detail: {
