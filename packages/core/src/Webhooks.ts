@@ -95,6 +95,8 @@ const toDelivery = (row: DeliveryRow): DeliveryContract.Delivery => {
   }
 }
 
+const isEventId = Schema.is(Webhook.EventId)
+
 /** The `data` of a test event of each type: plainly not real, and marked `test: true` besides. */
 const testContent = (
   type: Webhook.WebhookEventType,
@@ -224,8 +226,9 @@ export class Webhooks extends Effect.Service<Webhooks>()("core/Webhooks", {
         ${tail}
       `)
 
+    // Only a well-formed event id can name a delivery: anything else (a NUL byte too) is not found without a query.
     const deliveryOf = (accountId: number, id: string) =>
-      Effect.map(
+      !isEventId(id) ? Effect.succeed(undefined) : Effect.map(
         deliveryRows(sql.and([sql`e.account_id = ${accountId}`, sql`e.id = ${id}`, sql`e.queued_at IS NOT NULL`])),
         ([row]) => row === undefined ? undefined : toDelivery(row)
       )
@@ -299,6 +302,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("core/Webhooks", {
      * it is in flight, and when the account has no webhook URL.
      */
     const resend = Effect.fn("Webhooks.resend")(function*(accountId: number, id: string) {
+      if (!isEventId(id)) return yield* new DeliveryContract.DeliveryNotFound({ message: `Delivery ${id} not found` })
       const resent = yield* orDie(sql<{ id: string }>`
         UPDATE webhook_events e
         SET next_attempt_at = now(), queued_at = now(), attempts = 0, delivered_at = NULL, abandoned_at = NULL
