@@ -447,9 +447,9 @@ export const migrations = {
   "0005_event_feed": statements(eventFeed),
   "0006_upstreams": statements(upstreams),
   "0008_dashboard": statements(dashboard),
-  "0009_modes": statements(modes),
   "0010_console": statements(console),
-  "0011_mail_queue": statements(mailQueue)
+  "0011_mail_queue": statements(mailQueue),
+  "0012_modes": statements(modes)
 }
 
 /** The table recording which migrations a database has. */
