@@ -17,7 +17,7 @@ export type Describe<A> = (value: A) => Omit<OperatorActions.Entry, "actor" | "r
 export const actor: Effect.Effect<OperatorActions.Actor> = Effect.map(
   FiberRef.get(RequestContext.caller),
   (caller): OperatorActions.Actor =>
-    caller._tag === "Staff" ? { kind: "operator", operatorId: caller.session.operatorId } : { kind: "token" }
+    caller._tag === "OperatorSession" ? { kind: "operator", operatorId: caller.session.operatorId } : { kind: "token" }
 )
 
 /** `logged(effect, describe)`: runs the change and writes its line in one transaction. */

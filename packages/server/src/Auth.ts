@@ -34,7 +34,10 @@ export const ApiKeyAuthLive = Layer.succeed(ApiKey.ApiKeyAuth, {
 /** `Authorization: Bearer <token>`, as the gateway found it against the admin token. */
 const admitted = Effect.flatMap(
   FiberRef.get(RequestContext.caller),
-  (caller) => caller._tag === "Operator" || caller._tag === "Staff" ? Effect.void : Effect.fail(refusal("bearer", true))
+  (caller) =>
+    caller._tag === "AdminToken" || caller._tag === "OperatorSession"
+      ? Effect.void
+      : Effect.fail(refusal("bearer", true))
 )
 
 export const AdminAuthLive = Layer.succeed(AdminApi.AdminAuth, {
@@ -46,7 +49,7 @@ export const AdminAuthLive = Layer.succeed(AdminApi.AdminAuth, {
 export const ConsoleAuthLive = Layer.succeed(Operator.ConsoleAuth, {
   operator: (token) =>
     Effect.flatMap(FiberRef.get(RequestContext.caller), (caller) => {
-      if (caller._tag !== "Staff") return Effect.fail(refusal("session", Redacted.value(token).length > 0))
+      if (caller._tag !== "OperatorSession") return Effect.fail(refusal("session", Redacted.value(token).length > 0))
       const { operatorId, sessionId } = caller.session
       return Effect.succeed({ operatorId, sessionId })
     })

@@ -51,7 +51,9 @@ export const ConsoleSessionLive = HttpApiBuilder.group(
         .handle("current", () =>
           Effect.gen(function*() {
             const caller = yield* FiberRef.get(RequestContext.caller)
-            if (caller._tag !== "Staff") return yield* Effect.dieMessage("a console session endpoint without a session")
+            if (caller._tag !== "OperatorSession") {
+              return yield* Effect.dieMessage("a console session endpoint without a session")
+            }
             const operator = yield* Effect.orDie(operators.get(caller.session.operatorId))
             return ok({
               operator: Operators.toView(operator),

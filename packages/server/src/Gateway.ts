@@ -158,13 +158,13 @@ export const make = (api: HttpApi.HttpApi.Any, routes: Routes.Routes) =>
         } else if (kind === "operator") {
           const session = yield* operators.authenticate(given)
           if (Option.isSome(session)) {
-            return { _tag: "Staff", session: session.value, csrf: Sessions.csrfToken(given) } as const
+            return { _tag: "OperatorSession", session: session.value, csrf: Sessions.csrfToken(given) } as const
           }
         } else if (kind === "apiKey") {
           const principal = yield* apiKeys.authenticate(Redacted.make(given))
           if (Option.isSome(principal)) return { _tag: "Reseller", principal: principal.value } as const
         } else if (BEARER.test(given) && AdminToken.secretsEqual(given.slice("Bearer ".length), adminToken)) {
-          return { _tag: "Operator" } as const
+          return { _tag: "AdminToken" } as const
         }
         metrics.authFailed(kind)
         const subjects = [`address:${address}`]
@@ -296,7 +296,7 @@ export const make = (api: HttpApi.HttpApi.Any, routes: Routes.Routes) =>
         info.address = address
         const caller = yield* identify(request, area, address, headers)
         // The console's pages read the admin API too: its answers to them are never cached or framed.
-        if (caller._tag === "Staff") Object.assign(headers, DASHBOARD_HEADERS)
+        if (caller._tag === "OperatorSession") Object.assign(headers, DASHBOARD_HEADERS)
         if (caller._tag === "Reseller") info.accountId = caller.principal.ownerId
         if (caller._tag === "Holder") info.accountId = caller.session.accountId
         const policy = decision._tag === "Endpoint" ? decision.endpoint.policy : area.policy
@@ -323,7 +323,7 @@ export const make = (api: HttpApi.HttpApi.Any, routes: Routes.Routes) =>
         }
         // A signed-in request (dashboard or console) that changes anything proves it came from its page.
         if (
-          (caller._tag === "Holder" || caller._tag === "Staff") && endpoint.authenticated &&
+          (caller._tag === "Holder" || caller._tag === "OperatorSession") && endpoint.authenticated &&
           !SAFE_METHODS.has(request.method)
         ) {
           const sent = request.headers[Session.CSRF_HEADER]

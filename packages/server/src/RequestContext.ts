@@ -35,11 +35,12 @@ export type Caller =
   | { readonly _tag: "Anonymous" }
   | { readonly _tag: "Refused" }
   | { readonly _tag: "Reseller"; readonly principal: ApiKeys.Principal }
-  | { readonly _tag: "Operator" }
+  /** The operator's admin bearer token. */
+  | { readonly _tag: "AdminToken" }
   /** A dashboard user, by the session cookie; `csrf` is the token its state-changing requests must send. */
   | { readonly _tag: "Holder"; readonly session: Sessions.SessionPrincipal; readonly csrf: string }
   /** A console operator, by the operator session cookie; `csrf` as a holder's. */
-  | { readonly _tag: "Staff"; readonly session: Operators.OperatorPrincipal; readonly csrf: string }
+  | { readonly _tag: "OperatorSession"; readonly session: Operators.OperatorPrincipal; readonly csrf: string }
 
 /**
  * The caller of the current request. The gateway sets it around the router; where it did
