@@ -34,7 +34,14 @@ import { modeOrLive } from "./Mode.js"
 import { Cedis } from "./Money.js"
 import { Network, NetworkId, NetworkNotFound } from "./Network.js"
 import { ListOrdersParams, Order, OrderNotFound, Pagination, PlaceOrderPayload, Reference } from "./Order.js"
-import { CreatePaymentPayload, ListPaymentsParams, Payment, PaymentMethodInfo, PaymentNotFound } from "./Payment.js"
+import {
+  CreatePaymentPayload,
+  ListPaymentsParams,
+  Payment,
+  PaymentMethodInfo,
+  PaymentNotFound,
+  SubmitCodePayload
+} from "./Payment.js"
 import { DashboardAuth } from "./Session.js"
 import * as Statement from "./Statement.js"
 import { text } from "./Text.js"
@@ -365,6 +372,21 @@ export class PaymentsGroup extends HttpApiGroup.make("dashboardPayments")
       .setPath(Schema.Struct({ payment_number: Schema.String }))
       .addSuccess(PaymentResponse)
       .addError(PaymentNotFound)
+  )
+  .add(
+    HttpApiEndpoint.post("submitCode", "/payments/:payment_number/otp")
+      .setPath(Schema.Struct({ payment_number: Schema.String }))
+      .setPayload(SubmitCodePayload)
+      .addSuccess(PaymentResponse)
+      .addError(PaymentNotFound)
+      .addError(Conflict)
+      .annotate(OpenApi.Summary, "Send the one-time code the payer received, for a payment with awaiting_code")
+      .annotate(
+        OpenApi.Description,
+        "A wrong code is a 422 with the gateway's message on `otp` and the payment still awaits a code; " +
+          "a payment that awaits no code (settled, or never asked) is a 409. The payment is credited once, " +
+          "whatever repeats or callbacks race it."
+      )
   )
   .middleware(DashboardAuth)
 {}

@@ -82,6 +82,13 @@ export const Payment = Schema.Struct({
   instructions: Schema.NullOr(Schema.String).annotations({
     description: "What the payer does next: approve the prompt on the phone, or where to send a manual transfer"
   }),
+  awaiting_code: Schema.Boolean.annotations({
+    description: "True while the gateway waits for the one-time code sent to the payer's phone: send it with " +
+      "POST /dashboard/v1/payments/{payment_number}/otp"
+  }),
+  code_prompt: Schema.NullOr(Schema.String).annotations({
+    description: "What the gateway displayed with its request for the code (null unless awaiting_code)"
+  }),
   created_at: Schema.Date,
   settled_at: Schema.NullOr(Schema.Date)
 }).annotations({ identifier: "Payment" })
@@ -122,6 +129,20 @@ export const ListPaymentsParams = Schema.Struct({
 
 /** The type of `ListPaymentsParams`. */
 export type ListPaymentsParams = typeof ListPaymentsParams.Type
+
+/** A one-time code as a wallet sends it: 4 to 8 digits. */
+export const PaymentCode = Schema.String.pipe(
+  Schema.pattern(/^\d{4,8}$/, { message: () => "must be the 4 to 8 digit code sent to the payer's phone" })
+)
+
+/** The body of POST /dashboard/v1/payments/{payment_number}/otp. */
+export const SubmitCodePayload = Schema.Struct({ otp: PaymentCode }).annotations({
+  identifier: "SubmitCodePayload",
+  parseOptions: { errors: "all" }
+})
+
+/** The type of `SubmitCodePayload`. */
+export type SubmitCodePayload = typeof SubmitCodePayload.Type
 
 /** The body of POST /admin/v1/payments/{payment_number}/decline. */
 export const DeclinePaymentPayload = Schema.Struct({ reason: text(200) }).annotations({

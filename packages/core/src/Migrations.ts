@@ -435,6 +435,12 @@ const mailQueue = [
   `CREATE INDEX mail_outbox_due ON mail_outbox (next_attempt_at) WHERE sent_at IS NULL AND next_attempt_at IS NOT NULL`
 ]
 
+// A mobile money charge can wait for a one-time code the wallet sends the payer (Paystack's
+// send_otp): while it does, the payment keeps what the gateway displayed; settling clears it.
+const paymentCodes = [
+  `ALTER TABLE payments ADD COLUMN code_prompt text`
+]
+
 const statements = (list: ReadonlyArray<string>) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) => Effect.forEach(list, (text) => sql.unsafe(text), { discard: true }))
 
@@ -449,7 +455,8 @@ export const migrations = {
   "0008_dashboard": statements(dashboard),
   "0010_console": statements(console),
   "0011_mail_queue": statements(mailQueue),
-  "0012_modes": statements(modes)
+  "0012_modes": statements(modes),
+  "0014_payment_codes": statements(paymentCodes)
 }
 
 /** The table recording which migrations a database has. */

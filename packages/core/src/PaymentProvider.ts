@@ -31,20 +31,39 @@ export type CollectionOutcome = Data.TaggedEnum<{
   Declined: { readonly reason: string }
   /** Waiting for the payer: ask again after `checkAfter`. */
   Pending: { readonly checkAfter: Duration.Duration }
+  /**
+   * Waiting for the one-time code the wallet sent to the payer's phone (`submitCode`);
+   * `prompt` is what the gateway displayed. Asked about again after `checkAfter`.
+   */
+  AwaitingCode: { readonly prompt: string; readonly checkAfter: Duration.Duration }
 }>
 
 /** Constructors of `CollectionOutcome`. */
 export const CollectionOutcome = Data.taggedEnum<CollectionOutcome>()
 
+/** What a provider says to a one-time code: the payment's new state, or that the code was wrong. */
+export type CodeOutcome = CollectionOutcome | { readonly _tag: "WrongCode"; readonly message: string }
+
+/** The simulator asks payer numbers ending so for a one-time code... */
+const CODE_NUMBER_SUFFIX = "1234"
+/** ...and accepts this one. */
+export const SIMULATOR_CODE = "123456"
+
 /** The payment port; swap its Layer to plug in a real gateway. */
 export class PaymentProvider extends Context.Tag("core/PaymentProvider")<PaymentProvider, {
   readonly collect: (request: CollectionRequest) => Effect.Effect<CollectionOutcome>
+  /**
+   * Sends the payer's one-time code for a collection that answered `AwaitingCode`. Safe to
+   * repeat: a collection that already settled reports its state.
+   */
+  readonly submitCode: (request: CollectionRequest, code: string) => Effect.Effect<CodeOutcome>
 }>() {
   /**
    * The built-in simulator: approves at once, except that a payer number ending in `0000` is
    * declined and one ending in `9999` stays pending for `BUNDLES_SIMULATOR_PENDING_SECONDS`
-   * after the payment was made, then is approved. It decides from the payment alone, so any
-   * process, before or after a restart, gives the same answer.
+   * after the payment was made, then is approved, and one ending in `1234` waits for the
+   * one-time code `123456` (any other code is wrong). It decides from the payment alone, so
+   * any process, before or after a restart, gives the same answer.
    */
   static readonly Simulator = Layer.effect(
     PaymentProvider,
@@ -61,8 +80,20 @@ export class PaymentProvider extends Context.Tag("core/PaymentProvider")<Payment
               const now = yield* Clock.currentTimeMillis
               if (now < due) return CollectionOutcome.Pending({ checkAfter: Duration.millis(due - now) })
             }
+            if (request.payerNumber.endsWith(CODE_NUMBER_SUFFIX)) {
+              return CollectionOutcome.AwaitingCode({
+                prompt: `Enter the code sent to ${request.payerNumber} (simulated: the code is ${SIMULATOR_CODE})`,
+                checkAfter: Duration.minutes(1)
+              })
+            }
             return CollectionOutcome.Approved({ providerReference: `SIM-${request.paymentNumber}` })
-          })
+          }),
+        submitCode: (request, code) =>
+          Effect.succeed<CodeOutcome>(
+            code === SIMULATOR_CODE
+              ? CollectionOutcome.Approved({ providerReference: `SIM-${request.paymentNumber}` })
+              : { _tag: "WrongCode", message: "The code is not correct (simulated: it is 123456)" }
+          )
       }
     })
   ).pipe(Layer.provide(Settings.Default))

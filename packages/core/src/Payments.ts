@@ -47,13 +47,14 @@ interface PaymentRow {
   readonly payer_number: string | null
   readonly note: string | null
   readonly failure_reason: string | null
+  readonly code_prompt: string | null
   readonly fingerprint: string
   readonly created_at: Date
   readonly settled_at: Date | null
 }
 
 const COLUMNS = "p.id, p.payment_number, p.account_id, p.method, p.amount, p.status, p.payer_number, p.note, " +
-  "p.failure_reason, p.fingerprint, p.created_at, p.settled_at"
+  "p.failure_reason, p.code_prompt, p.fingerprint, p.created_at, p.settled_at"
 
 const isPaymentNumber = Schema.is(Payment.PaymentNumber)
 
@@ -75,9 +76,11 @@ export class Payments extends Effect.Service<Payments>()("core/Payments", {
     const settings = yield* Settings
     const provider = yield* PaymentProvider
 
-    const instructions = (row: { method: Payment.PaymentMethod; status: Payment.PaymentStatus }) =>
+    const instructions = (row: PaymentRow) =>
       row.status !== "pending"
         ? null
+        : row.code_prompt !== null
+        ? "Enter the one-time code the wallet sent to the payer's phone."
         : row.method === "manual_transfer"
         ? settings.manualTransferInstructions
         : "Approve the payment prompt on the payer's phone (dial the wallet's menu if no prompt appears)."
@@ -91,6 +94,8 @@ export class Payments extends Effect.Service<Payments>()("core/Payments", {
       note: row.note,
       failure_reason: row.failure_reason,
       instructions: instructions(row),
+      awaiting_code: row.status === "pending" && row.code_prompt !== null,
+      code_prompt: row.status === "pending" ? row.code_prompt : null,
       created_at: row.created_at,
       settled_at: row.settled_at
     })
@@ -118,7 +123,7 @@ export class Payments extends Effect.Service<Payments>()("core/Payments", {
       sql.withTransaction(Effect.gen(function*() {
         const [row] = yield* sql<PaymentRow & { has_webhook: boolean }>`
           UPDATE payments p SET status = ${outcome.approved ? "successful" : "failed"}, settled_at = now(),
-            next_check_at = NULL, failure_reason = ${outcome.approved ? null : outcome.reason}
+            next_check_at = NULL, code_prompt = NULL, failure_reason = ${outcome.approved ? null : outcome.reason}
           FROM accounts a
           WHERE p.id = ${paymentId} AND p.status = 'pending' AND a.id = p.account_id
           RETURNING ${sql.literal(COLUMNS)}, a.webhook_url IS NOT NULL AS has_webhook
@@ -140,20 +145,57 @@ export class Payments extends Effect.Service<Payments>()("core/Payments", {
         return Option.some(row)
       })).pipe(orDie)
 
-    /** Asks the provider about a mobile money payment and records the answer. */
-    const collect = (row: PaymentRow) =>
+    /** What the provider is told about a payment. */
+    const requestOf = (row: PaymentRow) =>
       Effect.gen(function*() {
         const [user] = yield* orDie(
           sql<{ email: string }>`SELECT email FROM users WHERE account_id = ${row.account_id}`
         )
-        const outcome: CollectionOutcome = yield* provider.collect({
+        return {
           paymentNumber: row.payment_number,
           method: row.method,
           amount: int8(row.amount),
           payerNumber: row.payer_number ?? "",
           createdAt: row.created_at,
           email: user?.email ?? null
-        }).pipe(
+        }
+      })
+
+    /** Records what the provider said: settles the payment, or schedules its next check. */
+    const record = (row: PaymentRow, outcome: CollectionOutcome) =>
+      Effect.gen(function*() {
+        switch (outcome._tag) {
+          case "Approved":
+            return yield* settle(row.id, { approved: true, reason: null })
+          case "Declined":
+            return yield* settle(row.id, { approved: false, reason: outcome.reason })
+          case "Pending":
+          case "AwaitingCode": {
+            const age = (yield* Clock.currentTimeMillis) - row.created_at.getTime()
+            if (age > Duration.toMillis(EXPIRE_AFTER)) {
+              return yield* settle(row.id, {
+                approved: false,
+                reason: outcome._tag === "AwaitingCode"
+                  ? "Expired: the payer's one-time code did not come in time"
+                  : "Expired: the payer did not approve in time"
+              })
+            }
+            const prompt = outcome._tag === "AwaitingCode" ? outcome.prompt.slice(0, 500) : null
+            yield* orDie(sql`
+              UPDATE payments SET next_check_at = now() + make_interval(secs => ${
+              Duration.toSeconds(outcome.checkAfter)
+            }), code_prompt = ${prompt}
+              WHERE id = ${row.id} AND status = 'pending'
+            `)
+            return Option.none<PaymentRow>()
+          }
+        }
+      })
+
+    /** Asks the provider about a mobile money payment and records the answer. */
+    const collect = (row: PaymentRow) =>
+      Effect.gen(function*() {
+        const outcome: CollectionOutcome = yield* provider.collect(yield* requestOf(row)).pipe(
           Effect.timeoutFail({ duration: PROVIDER_TIMEOUT, onTimeout: () => new Error("payment provider timed out") }),
           Effect.catchAllCause((cause) =>
             Effect.logWarning("payment provider failed; the payment stays pending", Cause.pretty(cause)).pipe(
@@ -164,25 +206,7 @@ export class Payments extends Effect.Service<Payments>()("core/Payments", {
             )
           )
         )
-        switch (outcome._tag) {
-          case "Approved":
-            return yield* settle(row.id, { approved: true, reason: null })
-          case "Declined":
-            return yield* settle(row.id, { approved: false, reason: outcome.reason })
-          case "Pending": {
-            const age = (yield* Clock.currentTimeMillis) - row.created_at.getTime()
-            if (age > Duration.toMillis(EXPIRE_AFTER)) {
-              return yield* settle(row.id, { approved: false, reason: "Expired: the payer did not approve in time" })
-            }
-            yield* orDie(sql`
-              UPDATE payments SET next_check_at = now() + make_interval(secs => ${
-              Duration.toSeconds(outcome.checkAfter)
-            })
-              WHERE id = ${row.id} AND status = 'pending'
-            `)
-            return Option.none<PaymentRow>()
-          }
-        }
+        return yield* record(row, outcome)
       })
 
     const findByKey = (accountId: number, key: string) =>
@@ -373,6 +397,42 @@ export class Payments extends Effect.Service<Payments>()("core/Payments", {
       return Option.some(toAdmin(yield* byId(row.id)))
     })
 
+    /**
+     * The payer's one-time code for a payment that awaits one, sent to the provider. A wrong
+     * code is a 422 on `otp` with the provider's message, and the payment still awaits a code;
+     * a payment that awaits none (settled, or never asked) is a 409. Crediting stays once:
+     * only a pending row settles, whoever (a repeat, the callback, the worker) comes first.
+     */
+    const submitCode = Effect.fn("Payments.submitCode")(function*(
+      accountId: number,
+      paymentNumber: string,
+      code: string
+    ) {
+      const [row] = !isPaymentNumber(paymentNumber) ? [] : yield* orDie(sql<PaymentRow>`
+        SELECT ${sql.literal(COLUMNS)} FROM payments p
+        WHERE p.payment_number = ${paymentNumber} AND p.account_id = ${accountId}
+      `)
+      if (row === undefined) return yield* notFound(paymentNumber)
+      if (row.status !== "pending") {
+        return yield* new ApiError.Conflict({ message: `Payment ${paymentNumber} is already ${row.status}` })
+      }
+      if (row.code_prompt === null) {
+        return yield* new ApiError.Conflict({ message: `Payment ${paymentNumber} is not waiting for a code` })
+      }
+      const request = yield* requestOf(row)
+      // Once sent, the provider's answer is recorded even if the caller goes away.
+      const outcome = yield* Effect.uninterruptible(Effect.gen(function*() {
+        const outcome = yield* provider.submitCode(request, code).pipe(
+          Effect.timeoutFail({ duration: PROVIDER_TIMEOUT, onTimeout: () => new Error("payment provider timed out") }),
+          Effect.orDie
+        )
+        if (outcome._tag !== "WrongCode") yield* record(row, outcome)
+        return outcome
+      }))
+      if (outcome._tag === "WrongCode") return yield* ApiError.ValidationError.field("otp", outcome.message)
+      return toPayment(yield* byId(row.id))
+    })
+
     /** Counts for the home page. */
     const pendingCount = (accountId: number) =>
       orDie(sql<{ n: string }>`
@@ -388,6 +448,7 @@ export class Payments extends Effect.Service<Payments>()("core/Payments", {
       adminGet,
       decide,
       refresh,
+      submitCode,
       processDue,
       runCollection,
       pendingCount

@@ -203,6 +203,11 @@ export const PaymentsLive = HttpApiBuilder.group(ServerApi, "dashboardPayments",
           const { accountId } = yield* Session.CurrentSession
           return ok({ payment: yield* payments.get(accountId, path.payment_number) })
         }))
+      .handle("submitCode", ({ path, payload }) =>
+        Effect.gen(function*() {
+          const { accountId } = yield* Session.CurrentSession
+          return ok({ payment: yield* payments.submitCode(accountId, path.payment_number, payload.otp) })
+        }))
   }))
 
 /** API keys. */

@@ -9,6 +9,10 @@
  * (`POST /charge`) only when Paystack has never seen it. A callback is a hint: it makes
  * `Payments.refresh` ask Paystack again, and the answer, not the callback's body, settles the
  * payment (once: only a pending payment settles).
+ *
+ * Some wallets (some Telecel Cash ones) make the charge answer `send_otp`: the payer gets a
+ * one-time code, the payment awaits it (`AwaitingCode`, with Paystack's `display_text`), and
+ * `submitCode` sends it with `POST /charge/submit_otp`.
  */
 import { ApiError, Payment } from "@databundle/contract"
 import { PaymentProvider, Payments } from "@databundle/core"
@@ -52,6 +56,8 @@ export const PROVIDER_CODES: Record<Exclude<Payment.PaymentMethod, "manual_trans
 
 /** How soon a pending charge is asked about again (the webhook usually comes first). */
 const CHECK_AFTER = Duration.seconds(10)
+/** How soon a charge that waits for the payer's code is asked about again (the payer is typing). */
+const CODE_CHECK_AFTER = Duration.seconds(60)
 
 /** A transaction as Paystack reports it (the fields read here). */
 interface Transaction {
@@ -88,6 +94,12 @@ export const outcomeOf = (request: PaymentProvider.CollectionRequest, tx: Transa
   if (tx.status !== undefined && FAILED.has(tx.status)) {
     return PaymentProvider.CollectionOutcome.Declined({
       reason: tx.gateway_response || tx.message || `Paystack: the charge ${tx.status}`
+    })
+  }
+  if (tx.status === "send_otp") {
+    return PaymentProvider.CollectionOutcome.AwaitingCode({
+      prompt: tx.display_text || tx.message || "Enter the one-time code sent to the payer's phone",
+      checkAfter: CODE_CHECK_AFTER
     })
   }
   return PaymentProvider.CollectionOutcome.Pending({ checkAfter: CHECK_AFTER })
@@ -142,18 +154,55 @@ export const provider = Layer.effect(
         })
       })
 
+    /** The transaction as Paystack has it, or `None` when it has never seen the reference. */
+    const verify = (request: PaymentProvider.CollectionRequest) =>
+      Effect.gen(function*() {
+        const verified = yield* send(
+          HttpClientRequest.get(`/transaction/verify/${encodeURIComponent(request.paymentNumber)}`)
+        )
+        if (verified.status === 200 && verified.body.status === true && verified.body.data !== undefined) {
+          return Option.some(verified.body.data)
+        }
+        if (verified.status === 400 || verified.status === 404) return Option.none<Transaction>()
+        return yield* Effect.fail(new Error(`Paystack answered ${verified.status} to a verification`))
+      })
+
     return {
       collect: (request) =>
         Effect.gen(function*() {
-          const verified = yield* send(
-            HttpClientRequest.get(`/transaction/verify/${encodeURIComponent(request.paymentNumber)}`)
+          const tx = yield* verify(request)
+          return Option.isSome(tx) ? outcomeOf(request, tx.value) : yield* charge(request)
+        }).pipe(Effect.orDie, Effect.withSpan("Paystack.collect")),
+      submitCode: (request, code) =>
+        Effect.gen(function*() {
+          const answer = yield* send(
+            HttpClientRequest.post("/charge/submit_otp").pipe(
+              HttpClientRequest.bodyUnsafeJson({ otp: code, reference: request.paymentNumber })
+            )
           )
-          if (verified.status === 200 && verified.body.status === true && verified.body.data !== undefined) {
-            return outcomeOf(request, verified.body.data)
+          if (answer.status >= 500) {
+            return yield* Effect.fail(new Error(`Paystack answered ${answer.status} to a one-time code`))
           }
-          if (verified.status === 400 || verified.status === 404) return yield* charge(request)
-          return yield* Effect.fail(new Error(`Paystack answered ${verified.status} to a verification`))
-        }).pipe(Effect.orDie, Effect.withSpan("Paystack.collect"))
+          if (answer.body.status === true && answer.body.data !== undefined) {
+            const data = answer.body.data
+            // Asked for a code again: this one was not taken.
+            if (data.status === "send_otp") {
+              return {
+                _tag: "WrongCode",
+                message: data.message || data.display_text || "The code was not accepted: enter it again"
+              } as const
+            }
+            return outcomeOf(request, data)
+          }
+          // Refused: a wrong or used code, or a charge that already moved on (a repeat, or the
+          // callback came first). The transaction's own state decides which.
+          const tx = yield* verify(request)
+          if (Option.isSome(tx) && tx.value.status !== "send_otp") return outcomeOf(request, tx.value)
+          return {
+            _tag: "WrongCode",
+            message: answer.body.message || `Paystack refused the code (status ${answer.status})`
+          } as const
+        }).pipe(Effect.orDie, Effect.withSpan("Paystack.submitCode"))
     }
   })
 ).pipe(Layer.provide(FetchHttpClient.layer))

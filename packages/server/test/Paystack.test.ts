@@ -24,13 +24,19 @@ interface Tx {
   currency: string
   status: string
   gateway_response: string
+  display_text?: string
 }
+
+/** The code the fake's wallets that ask for one (payer numbers ending 1234) expect. */
+const FAKE_CODE = "246810"
+const CODE_PROMPT = "Please enter the one-time password sent to your phone"
 
 /** Paystack's API as far as the adapter uses it: charges and verification, bearer-authenticated. */
 const fakePaystack = Effect.acquireRelease(
   Effect.promise(async () => {
     const transactions = new Map<string, Tx>()
     const charges: Array<Record<string, any>> = []
+    const codes: Array<Record<string, any>> = []
     let ids = 1000
     const server = http.createServer((request, response) => {
       let body = ""
@@ -55,23 +61,36 @@ const fakePaystack = Effect.acquireRelease(
             return reply(400, { status: false, message: "Duplicate Transaction Reference" })
           }
           const declined = String(charge.mobile_money?.phone).endsWith("0000")
+          const otp = String(charge.mobile_money?.phone).endsWith("1234")
           const tx: Tx = {
             id: ++ids,
             reference: charge.reference,
             amount: Number(charge.amount),
             currency: charge.currency,
-            status: declined ? "failed" : "pay_offline",
-            gateway_response: declined ? "Insufficient funds in the wallet" : "Awaiting the payer"
+            status: declined ? "failed" : otp ? "send_otp" : "pay_offline",
+            gateway_response: declined ? "Insufficient funds in the wallet" : "Awaiting the payer",
+            ...(otp ? { display_text: CODE_PROMPT } : {})
           }
           transactions.set(tx.reference, tx)
-          return reply(200, { status: true, message: "Charge attempted", data: { ...tx, display_text: "Approve" } })
+          return reply(200, { status: true, message: "Charge attempted", data: { display_text: "Approve", ...tx } })
+        }
+        if (request.method === "POST" && request.url === "/charge/submit_otp") {
+          const submitted = JSON.parse(body)
+          codes.push(submitted)
+          const tx = transactions.get(submitted.reference)
+          if (tx === undefined) return reply(400, { status: false, message: "Transaction reference not found" })
+          if (tx.status !== "send_otp") return reply(400, { status: false, message: "Transaction has been processed" })
+          if (submitted.otp !== FAKE_CODE) return reply(400, { status: false, message: "Invalid OTP provided" })
+          tx.status = "success"
+          tx.gateway_response = "Approved"
+          return reply(200, { status: true, message: "Charge attempted", data: tx })
         }
         reply(404, { status: false, message: "Not found" })
       })
     })
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
     const { port } = server.address() as { port: number }
-    return { url: `http://127.0.0.1:${port}`, transactions, charges, server }
+    return { url: `http://127.0.0.1:${port}`, transactions, charges, codes, server }
   }),
   ({ server }) => Effect.promise(() => new Promise<void>((resolve) => server.close(() => resolve())))
 )
@@ -235,6 +254,140 @@ for (const target of targets) {
         }),
       { timeout: 90_000 }
     )
+
+    it.scopedLive(
+      "a charge that asks for a one-time code: the code is sent, a wrong one is refused, credited once",
+      () =>
+        Effect.gen(function*() {
+          const paystack = yield* fakePaystack
+          const server = yield* Layer.build(serverLayer(target, {
+            BUNDLES_PAYMENTS_PROVIDER: "paystack",
+            BUNDLES_PAYSTACK_SECRET_KEY: SECRET,
+            BUNDLES_PAYSTACK_BASE_URL: paystack.url,
+            BUNDLES_DASHBOARD_LIMITS: "dashboard=100000,access=100000"
+          }))
+          yield* Effect.gen(function*() {
+            const user = yield* newUser
+            const created = yield* call(user, "POST", "/payments", {
+              body: { method: "telecel_cash", amount: 12, payer_number: "0201231234" },
+              headers: { "idempotency-key": "psk-otp" }
+            })
+            assert.strictEqual(created.status, 201, created.text)
+            const number: string = created.json.payment.payment_number
+            assert.strictEqual(created.json.payment.status, "pending")
+            assert.strictEqual(created.json.payment.awaiting_code, true)
+            assert.strictEqual(created.json.payment.code_prompt, CODE_PROMPT)
+            assert.include(created.json.payment.instructions, "one-time code")
+            const otp = (code: unknown, who: Browser = user, headers: Record<string, string> = {}) =>
+              call(who, "POST", `/payments/${number}/otp`, { body: { otp: code }, headers })
+            const unchanged = Effect.gen(function*() {
+              const payment = (yield* call(user, "GET", `/payments/${number}`)).json.payment
+              assert.strictEqual(payment.status, "pending")
+              assert.strictEqual(payment.awaiting_code, true)
+              assert.strictEqual((yield* call(user, "GET", "/ledger")).json.balance.main, 0)
+            })
+
+            // Malformed codes never reach Paystack.
+            for (const bad of ["12ab", "", "123", "123456789", 123456, null]) {
+              const refused = yield* otp(bad)
+              assert.strictEqual(refused.status, 422, refused.text)
+              assert.strictEqual(refused.json.success, false)
+              assert.property(refused.json.errors, "otp")
+            }
+            assert.strictEqual(paystack.codes.length, 0)
+
+            // Without the CSRF token, or from another account: refused, nothing sent.
+            const noCsrf = yield* otp(FAKE_CODE, user, { [Session.CSRF_HEADER]: "" })
+            assert.strictEqual(noCsrf.status, 403, noCsrf.text)
+            const stranger = yield* newUser
+            const foreign = yield* otp(FAKE_CODE, stranger)
+            assert.strictEqual(foreign.status, 404, foreign.text)
+            assert.strictEqual(foreign.json.success, false)
+            assert.strictEqual((yield* call(user, "POST", "/payments/PAY-000000000000/otp", {
+              body: { otp: FAKE_CODE }
+            })).status, 404)
+            assert.strictEqual(paystack.codes.length, 0)
+            yield* unchanged
+
+            // A wrong code: Paystack's message on the field; the payment still awaits a code.
+            const wrong = yield* otp("111111")
+            assert.strictEqual(wrong.status, 422, wrong.text)
+            assert.strictEqual(wrong.json.success, false)
+            assert.include(wrong.json.errors.otp[0], "Invalid OTP provided")
+            assert.deepStrictEqual(paystack.codes.at(-1), { otp: "111111", reference: number })
+            yield* unchanged
+
+            // The right code several times at once, racing Paystack's signed callback: credited once.
+            const tx = paystack.transactions.get(number)!
+            const answers = yield* Effect.all(
+              [
+                ...Array.from({ length: 4 }, () => otp(FAKE_CODE)),
+                Effect.delay(callback(chargeSuccess(tx), sign(chargeSuccess(tx))), "5 millis")
+              ],
+              { concurrency: "unbounded" }
+            )
+            const statuses = answers.slice(0, 4).map((answer) => answer.status)
+            assert.isTrue(statuses.includes(200), statuses.join())
+            for (const answer of answers.slice(0, 4)) {
+              assert.include([200, 409], answer.status, answer.text)
+              if (answer.status === 200) assert.strictEqual(answer.json.payment.status, "successful")
+            }
+            const payment = (yield* call(user, "GET", `/payments/${number}`)).json.payment
+            assert.strictEqual(payment.status, "successful")
+            assert.strictEqual(payment.awaiting_code, false)
+            assert.strictEqual(payment.code_prompt, null)
+            const ledger = (yield* call(user, "GET", "/ledger")).json
+            assert.strictEqual(ledger.balance.main, 12)
+            assert.strictEqual(ledger.entries.filter((e: any) => e.payment_number === number).length, 1)
+
+            // Once settled, another code is a conflict; so is a code for a payment that never asked.
+            const late = yield* otp(FAKE_CODE)
+            assert.strictEqual(late.status, 409, late.text)
+            assert.include(late.json.message, "already successful")
+            const plain = yield* call(user, "POST", "/payments", {
+              body: { method: "mtn_momo", amount: 5, payer_number: "0241234567" },
+              headers: { "idempotency-key": "psk-plain" }
+            })
+            assert.strictEqual(plain.json.payment.awaiting_code, false)
+            const never = yield* call(user, "POST", `/payments/${plain.json.payment.payment_number}/otp`, {
+              body: { otp: FAKE_CODE }
+            })
+            assert.strictEqual(never.status, 409, never.text)
+            assert.include(never.json.message, "not waiting for a code")
+            assert.strictEqual((yield* call(user, "GET", "/ledger")).json.balance.main, 12)
+          }).pipe(Effect.provide(server))
+        }),
+      { timeout: 90_000 }
+    )
+
+    it.scopedLive("the simulator asks numbers ending 1234 for the code 123456", () =>
+      Effect.gen(function*() {
+        const server = yield* Layer.build(serverLayer(target, {
+          BUNDLES_DASHBOARD_LIMITS: "dashboard=100000,access=100000"
+        }))
+        yield* Effect.gen(function*() {
+          const user = yield* newUser
+          const created = yield* call(user, "POST", "/payments", {
+            body: { method: "telecel_cash", amount: 7, payer_number: "0201231234" },
+            headers: { "idempotency-key": "sim-otp" }
+          })
+          assert.strictEqual(created.status, 201, created.text)
+          assert.strictEqual(created.json.payment.awaiting_code, true)
+          assert.include(created.json.payment.code_prompt, "123456")
+          const number: string = created.json.payment.payment_number
+          const wrong = yield* call(user, "POST", `/payments/${number}/otp`, { body: { otp: "654321" } })
+          assert.strictEqual(wrong.status, 422, wrong.text)
+          assert.include(wrong.json.errors.otp[0], "not correct")
+          assert.strictEqual((yield* call(user, "GET", "/ledger")).json.balance.main, 0)
+          const right = yield* call(user, "POST", `/payments/${number}/otp`, { body: { otp: "123456" } })
+          assert.strictEqual(right.status, 200, right.text)
+          assert.strictEqual(right.json.payment.status, "successful")
+          assert.strictEqual((yield* call(user, "GET", "/ledger")).json.balance.main, 7)
+          const again = yield* call(user, "POST", `/payments/${number}/otp`, { body: { otp: "123456" } })
+          assert.strictEqual(again.status, 409, again.text)
+          assert.strictEqual((yield* call(user, "GET", "/ledger")).json.balance.main, 7)
+        }).pipe(Effect.provide(server))
+      }), { timeout: 60_000 })
 
     it.scopedLive("the callback route is a 404 with the simulator", () =>
       Effect.gen(function*() {
