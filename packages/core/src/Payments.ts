@@ -429,7 +429,10 @@ export class Payments extends Effect.Service<Payments>()("core/Payments", {
         if (outcome._tag !== "WrongCode") yield* record(row, outcome)
         return outcome
       }))
-      if (outcome._tag === "WrongCode") return yield* ApiError.ValidationError.field("otp", outcome.message)
+      if (outcome._tag === "WrongCode") {
+        // The gateway's own words, as the payer will read them next to the field.
+        return yield* new ApiError.ValidationError({ message: outcome.message, errors: { otp: [outcome.message] } })
+      }
       return toPayment(yield* byId(row.id))
     })
 

@@ -78,6 +78,10 @@ export const api = {
   payment: endpoint<{ readonly path: { readonly payment_number: string } }, Wire<typeof D.PaymentResponse>>(
     "dashboardPayments.get"
   ),
+  submitPaymentCode: endpoint<
+    Payload<typeof P.SubmitCodePayload> & { readonly path: { readonly payment_number: string } },
+    Wire<typeof D.PaymentResponse>
+  >("dashboardPayments.submitCode"),
   keys: endpoint<{}, Wire<typeof D.KeysResponse>>("dashboardKeys.list"),
   createKey: endpoint<Payload<typeof D.CreateKeyPayload>, Wire<typeof D.KeyCreated>>("dashboardKeys.create"),
   revokeKey: endpoint<{ readonly path: { readonly key_id: number } }, Wire<typeof D.KeyRevoked>>(

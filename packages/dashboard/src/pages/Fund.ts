@@ -2,7 +2,8 @@
  * Fund the wallet: mobile money (a prompt on the payer's phone, through the payment port) or
  * a manual transfer the operator approves. Each attempt carries an Idempotency-Key kept until
  * the server answers (`Pending.ts`), so a double click or a reload never pays twice; a pending
- * payment is watched until it settles.
+ * payment is watched until it settles. A wallet that sends the payer a one-time code (some
+ * Telecel Cash ones) gets a field for it; a wrong code shows the gateway's message there.
  */
 import { ApiFailure } from "../Api.js"
 import type { Page } from "../App.js"
@@ -27,7 +28,8 @@ const paymentLine = (payment: Payment): Node =>
     h("br"),
     h("span", { class: "muted" }, when(payment.created_at)),
     payment.failure_reason ? h("span", null, ` · ${payment.failure_reason}`) : null,
-    payment.status === "pending" && payment.instructions ? h("p", { class: "hint" }, payment.instructions) : null
+    payment.status === "pending" && payment.instructions ? h("p", { class: "hint" }, payment.instructions) : null,
+    payment.awaiting_code ? h("p", { class: "hint" }, payment.code_prompt ?? "") : null
   )
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -41,6 +43,77 @@ export const fund: Page = {
       replace(list, payments.length === 0 ? h("li", { class: "muted" }, "No payments yet.") : payments.map(paymentLine))
     renderList(recent.payments)
     const result = h("div", { role: "status", "aria-live": "polite" })
+
+    /**
+     * Asks for the one-time code of a payment that awaits one; resolves with the payment once
+     * the code is taken, or once it no longer awaits a code (settled by a callback, expired).
+     */
+    const askCode = (payment: Payment) =>
+      new Promise<Payment>((resolve) => {
+        let done = false
+        const finish = (next: Payment) => {
+          if (done) return
+          done = true
+          resolve(next)
+        }
+        const codeForm = form({
+          label: "Confirm with the payer's code",
+          submit: "Confirm payment",
+          pending: "Confirming…",
+          fields: [{
+            name: "otp",
+            label: "One-time code",
+            inputmode: "numeric",
+            autocomplete: "one-time-code",
+            hint: payment.code_prompt ?? "Enter the code sent to the payer's phone",
+            attrs: { pattern: "[0-9]{4,8}", maxlength: "8" }
+          }],
+          onSubmit: async (values, handle) => {
+            try {
+              const answer = await api.submitPaymentCode({
+                path: { payment_number: payment.payment_number },
+                payload: { otp: values.otp!.trim() }
+              })
+              finish(answer.payment)
+            } catch (error) {
+              // Settled meanwhile (a callback, another tab): show where it ended.
+              if (error instanceof ApiFailure && error.status === 409) {
+                return finish((await api.payment({ path: { payment_number: payment.payment_number } })).payment)
+              }
+              // A wrong code: the gateway's message next to the field, once.
+              if (error instanceof ApiFailure && error.errors?.["otp"] !== undefined) {
+                return handle.showErrors({ otp: error.errors["otp"] })
+              }
+              throw error
+            }
+          }
+        })
+        replace(
+          result,
+          h(
+            "div",
+            null,
+            h(
+              "p",
+              { class: "warning" },
+              `Payment ${payment.payment_number} needs the one-time code sent to ${payment.payer_number ?? "the payer"}.`
+            ),
+            codeForm.element
+          )
+        )
+        codeForm.input("otp").focus()
+        // The payment can also settle without the code here (a callback, the worker): look now and then.
+        void (async () => {
+          while (!done) {
+            await sleep(5000)
+            if (done) return
+            const current = (await api.payment({ path: { payment_number: payment.payment_number } }).catch(() =>
+              undefined
+            ))?.payment
+            if (current !== undefined && !current.awaiting_code && !done) finish(current)
+          }
+        })()
+      })
 
     const watch = async (payment: Payment) => {
       let current = payment
@@ -59,6 +132,11 @@ export const fund: Page = {
       }
       // Mobile money answers within a minute or two; the list below keeps the rest.
       for (let i = 0; i < 60 && current.status === "pending"; i++) {
+        if (current.awaiting_code) {
+          renderList((await api.payments({ query: { per_page: 10 } })).payments)
+          current = await askCode(current)
+          continue
+        }
         replace(
           result,
           h("p", { class: "warning" }, `Payment ${current.payment_number} is pending. `, current.instructions ?? "")
