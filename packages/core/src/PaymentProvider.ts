@@ -33,9 +33,10 @@ export type CollectionOutcome = Data.TaggedEnum<{
   Pending: { readonly checkAfter: Duration.Duration }
   /**
    * Waiting for the one-time code the wallet sent to the payer's phone (`submitCode`);
-   * `prompt` is what the gateway displayed. Asked about again after `checkAfter`.
+   * `prompt` is what the gateway displayed (`null` when this answer carried none: the last
+   * one is kept). Asked about again after `checkAfter`.
    */
-  AwaitingCode: { readonly prompt: string; readonly checkAfter: Duration.Duration }
+  AwaitingCode: { readonly prompt: string | null; readonly checkAfter: Duration.Duration }
 }>
 
 /** Constructors of `CollectionOutcome`. */

@@ -30,6 +30,8 @@ export const METHOD_LABELS: Record<Payment.PaymentMethod, string> = {
 
 /** A mobile money payment the payer has not approved after this long fails as expired. */
 const EXPIRE_AFTER = Duration.minutes(30)
+/** Shown with a request for the payer's one-time code when the gateway said nothing. */
+const DEFAULT_CODE_PROMPT = "Enter the one-time code sent to the payer's phone"
 /** How long one provider call may take before the payment is left pending for the worker. */
 const PROVIDER_TIMEOUT = Duration.seconds(20)
 /** When the worker first checks a payment whose collection was never recorded (a crash). */
@@ -180,7 +182,9 @@ export class Payments extends Effect.Service<Payments>()("core/Payments", {
                   : "Expired: the payer did not approve in time"
               })
             }
-            const prompt = outcome._tag === "AwaitingCode" ? outcome.prompt.slice(0, 500) : null
+            const prompt = outcome._tag === "AwaitingCode"
+              ? sql`COALESCE(${outcome.prompt?.trim().slice(0, 500) || null}, code_prompt, ${DEFAULT_CODE_PROMPT})`
+              : sql`NULL`
             yield* orDie(sql`
               UPDATE payments SET next_check_at = now() + make_interval(secs => ${
               Duration.toSeconds(outcome.checkAfter)

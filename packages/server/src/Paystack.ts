@@ -98,7 +98,7 @@ export const outcomeOf = (request: PaymentProvider.CollectionRequest, tx: Transa
   }
   if (tx.status === "send_otp") {
     return PaymentProvider.CollectionOutcome.AwaitingCode({
-      prompt: tx.display_text || tx.message || "Enter the one-time code sent to the payer's phone",
+      prompt: tx.display_text || null,
       checkAfter: CODE_CHECK_AFTER
     })
   }

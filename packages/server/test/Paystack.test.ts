@@ -52,7 +52,12 @@ const fakePaystack = Effect.acquireRelease(
           const tx = transactions.get(decodeURIComponent(verify[1]!))
           return tx === undefined
             ? reply(400, { status: false, message: "Transaction reference not found" })
-            : reply(200, { status: true, message: "Verification successful", data: tx })
+            : reply(200, {
+              status: true,
+              message: "Verification successful",
+              // (Verification carries no display_text: the charge's is kept.)
+              data: { ...tx, display_text: undefined }
+            })
         }
         if (request.method === "POST" && request.url === "/charge") {
           const charge = JSON.parse(body)
@@ -303,11 +308,19 @@ for (const target of targets) {
             const foreign = yield* otp(FAKE_CODE, stranger)
             assert.strictEqual(foreign.status, 404, foreign.text)
             assert.strictEqual(foreign.json.success, false)
-            assert.strictEqual((yield* call(user, "POST", "/payments/PAY-000000000000/otp", {
-              body: { otp: FAKE_CODE }
-            })).status, 404)
+            assert.strictEqual(
+              (yield* call(user, "POST", "/payments/PAY-000000000000/otp", {
+                body: { otp: FAKE_CODE }
+              })).status,
+              404
+            )
             assert.strictEqual(paystack.codes.length, 0)
             yield* unchanged
+
+            // A callback while it waits makes the server verify: still awaiting, the charge's prompt kept.
+            const waiting = JSON.stringify({ event: "charge.pending", data: { reference: number } })
+            assert.strictEqual((yield* callback(waiting, sign(waiting))).status, 200)
+            assert.strictEqual((yield* call(user, "GET", `/payments/${number}`)).json.payment.code_prompt, CODE_PROMPT)
 
             // A wrong code: Paystack's message on the field; the payment still awaits a code.
             const wrong = yield* otp("111111")

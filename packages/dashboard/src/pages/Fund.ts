@@ -96,7 +96,9 @@ export const fund: Page = {
             h(
               "p",
               { class: "warning" },
-              `Payment ${payment.payment_number} needs the one-time code sent to ${payment.payer_number ?? "the payer"}.`
+              `Payment ${payment.payment_number} needs the one-time code sent to ${
+                payment.payer_number ?? "the payer"
+              }.`
             ),
             codeForm.element
           )

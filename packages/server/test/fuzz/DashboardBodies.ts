@@ -118,6 +118,19 @@ export const paymentBody = withNonObjects(breakFields(
   ]
 ))
 
+/** POST /payments/{payment_number}/otp. */
+export const paymentCodeBody = withNonObjects(breakFields(
+  fc.record({ otp: fc.stringMatching(/^\d{4,8}$/) }),
+  [{
+    name: "otp",
+    required: true,
+    bad: fc.oneof(
+      fc.constantFrom<unknown>("", "123", "123456789", "12ab56", " 123456", "１２３４５６", 123456),
+      wrongType("string")
+    )
+  }]
+))
+
 /** POST /keys. */
 export const keyBody = withNonObjects(breakFields(fc.record({ name: fc.constant("fuzz key") }), [
   {

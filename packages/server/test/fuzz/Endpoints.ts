@@ -29,6 +29,7 @@ import {
   emailBody,
   keyBody,
   paymentBody,
+  paymentCodeBody,
   registerBody,
   resetBody,
   signInBody,
@@ -485,6 +486,16 @@ const dashboardData = (w: World): Readonly<Record<string, Data>> => {
           .filter((s) => s.length > 0 && s !== h.paymentNumber && s.trim() !== h.paymentNumber),
         "no payment of this account"
       )
+    },
+    [`POST ${DASHBOARD}/payments/:payment_number/otp`]: {
+      good: oneParam("payment_number", fc.constant(h.paymentNumber), "payment"),
+      bad: oneParam(
+        "payment_number",
+        fc.oneof(junk, fc.stringMatching(/^PAY-[0-9A-Z]{12}$/), fc.constantFrom(".", ".."))
+          .filter((s) => s.length > 0 && s !== h.paymentNumber && s.trim() !== h.paymentNumber),
+        "no payment of this account"
+      ),
+      body: paymentCodeBody
     },
     [`POST ${DASHBOARD}/keys`]: { body: keyBody },
     [`DELETE ${DASHBOARD}/keys/:key_id`]: {
