@@ -185,6 +185,7 @@ describe(`events and webhooks commands on ${target.name}`, () => {
         id: "evt_abc",
         type: "wallet.funded",
         created_at: new Date(),
+        livemode: true,
         data: {
           account_id: 1,
           wallet: "main",
