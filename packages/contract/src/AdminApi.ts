@@ -48,7 +48,14 @@ import { AuditReport, LedgerEntry } from "./Ledger.js"
 import { ListMailParams, OutboxMail } from "./Mail.js"
 import { modeOrLive } from "./Mode.js"
 import { NetworkId, NetworkNotFound } from "./Network.js"
-import { CreateOperatorPayload, OPERATOR_COOKIE, OperatorId, OperatorNotFound, OperatorSummary } from "./Operator.js"
+import {
+  CreateOperatorPayload,
+  OPERATOR_COOKIE,
+  OperatorId,
+  OperatorNotFound,
+  OperatorSummary,
+  ResetOperatorPasswordPayload
+} from "./Operator.js"
 import { ListActionsParams, OperatorAction } from "./OperatorAction.js"
 import { AdminOrder, OrderNotFound, OrderStatus, Pagination, Reference, ResolveOrderPayload } from "./Order.js"
 import { pageParams } from "./Page.js"
@@ -378,6 +385,14 @@ export class OperatorsGroup extends HttpApiGroup.make("operators")
       .addSuccess(OperatorResponse)
       .addError(OperatorNotFound)
       .annotate(OpenApi.Summary, "Disable an operator: ends their sessions, refuses their sign-in")
+  )
+  .add(
+    HttpApiEndpoint.post("resetPassword", "/operators/:operator_id/password")
+      .setPath(OperatorPath)
+      .setPayload(ResetOperatorPasswordPayload)
+      .addSuccess(OperatorResponse)
+      .addError(OperatorNotFound)
+      .annotate(OpenApi.Summary, "Set an operator's password (they forgot it): ends every session of theirs")
   )
 {}
 

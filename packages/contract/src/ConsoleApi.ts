@@ -22,7 +22,7 @@ import {
 } from "./ApiError.js"
 import { CarriesSecret, RateLimitScopes } from "./EndpointPolicy.js"
 import { ConsoleAuth, OperatorView } from "./Operator.js"
-import { SignInPayload } from "./User.js"
+import { ChangePasswordPayload, SignInPayload } from "./User.js"
 
 /** The path prefix of the console API. */
 export const CONSOLE_PREFIX = "/console/v1"
@@ -63,6 +63,12 @@ export class ConsoleSessionGroup extends HttpApiGroup.make("consoleSession")
     HttpApiEndpoint.del("signOut", "/session")
       .addSuccess(Done)
       .annotate(OpenApi.Summary, "Sign out: ends the session and clears the cookie")
+  )
+  .add(
+    HttpApiEndpoint.post("changePassword", "/password")
+      .setPayload(ChangePasswordPayload)
+      .addSuccess(Done)
+      .annotate(OpenApi.Summary, "Change my password (422 on current_password when wrong); ends my other sessions")
   )
   .middleware(ConsoleAuth)
 {}

@@ -52,6 +52,14 @@ export const CreateOperatorPayload = Schema.Struct({
 /** The type of `CreateOperatorPayload`. */
 export type CreateOperatorPayload = typeof CreateOperatorPayload.Type
 
+/** The body of POST /admin/v1/operators/:operator_id/password: the operator's new password. */
+export const ResetOperatorPasswordPayload = Schema.Struct({
+  password: Password
+}).annotations({ identifier: "ResetOperatorPasswordPayload", parseOptions: { errors: "all" } })
+
+/** The type of `ResetOperatorPasswordPayload`. */
+export type ResetOperatorPasswordPayload = typeof ResetOperatorPasswordPayload.Type
+
 /** 404: no operator with that id. */
 export class OperatorNotFound extends Schema.TaggedError<OperatorNotFound>()(
   "OperatorNotFound",

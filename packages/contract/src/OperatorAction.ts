@@ -31,7 +31,9 @@ export const ACTIONS = [
   "bundle.update",
   "webhook.resend",
   "operator.create",
-  "operator.disable"
+  "operator.disable",
+  "operator.password_reset",
+  "operator.password_change"
 ] as const
 
 /** An action's name. */

@@ -160,10 +160,66 @@ export class Operators extends Effect.Service<Operators>()("core/Operators", {
       yield* orDie(sql`UPDATE operator_sessions SET ended_at = now() WHERE id = ${sessionId} AND ended_at IS NULL`)
     })
 
+    /**
+     * Sets an operator's password to this hash (made before, outside any transaction) and ends
+     * every session of theirs: whoever held the old password is signed out.
+     */
+    const setPassword = Effect.fn("Operators.setPassword")(function*(id: number, passwordHash: string) {
+      const rows = yield* orDie(sql<OperatorRow>`
+        UPDATE operators SET password_hash = ${passwordHash}, updated_at = now() WHERE id = ${id} RETURNING *
+      `)
+      if (rows[0] === undefined) return yield* notFound(id)
+      yield* orDie(sql`UPDATE operator_sessions SET ended_at = now() WHERE operator_id = ${id} AND ended_at IS NULL`)
+      return toSummary(rows[0])
+    })
+
+    /**
+     * The first step of an operator changing their own password: the operator, or a 422 on
+     * `current_password` when it is wrong (nothing changes). The new hash is then made outside
+     * any transaction and written with `replacePassword`, in the action log's transaction.
+     */
+    const checkCurrentPassword = Effect.fn("Operators.checkCurrentPassword")(function*(id: number, current: string) {
+      const row = yield* byId(id)
+      if (row === undefined || !(yield* Passwords.verify(current, row.password_hash))) {
+        return yield* ApiError.ValidationError.field("current_password", "is not your current password")
+      }
+      return toSummary(row)
+    })
+
+    /** Writes the new hash, checking the old one is still in place, and ends the operator's other sessions. */
+    const replacePassword = Effect.fn("Operators.replacePassword")(function*(
+      id: number,
+      sessionId: number,
+      passwordHash: string
+    ) {
+      const rows = yield* orDie(sql<OperatorRow>`
+        UPDATE operators SET password_hash = ${passwordHash}, updated_at = now()
+        WHERE id = ${id} AND disabled_at IS NULL RETURNING *
+      `)
+      if (rows[0] === undefined) return yield* new ApiError.Unauthorized({ message: "The session has ended" })
+      yield* orDie(sql`
+        UPDATE operator_sessions SET ended_at = now()
+        WHERE operator_id = ${id} AND id <> ${sessionId} AND ended_at IS NULL
+      `)
+      return toSummary(rows[0])
+    })
+
     /** A new operator; a 409 when the email address is taken. */
     const create = (payload: Operator.CreateOperatorPayload) =>
       Effect.flatMap(Passwords.hash(payload.password), (passwordHash) => insert(payload, passwordHash))
 
-    return { list, get, create, insert, disable, signIn, authenticate, end }
+    return {
+      list,
+      get,
+      create,
+      insert,
+      disable,
+      setPassword,
+      checkCurrentPassword,
+      replacePassword,
+      signIn,
+      authenticate,
+      end
+    }
   })
 }) {}

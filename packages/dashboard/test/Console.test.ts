@@ -382,6 +382,29 @@ describe.each(targets)("operator console ($name)", (target) => {
     await page.getByText(/Disabled: signed out everywhere/).waitFor()
     const ended = await fetch(`${server.origin}/console/v1/session`, { headers: { cookie: otherCookie } })
     expect(ended.status).toBe(401)
+
+    // The operator changes their own password: a wrong current one is refused at its field; then
+    // their session elsewhere ends and this one goes on.
+    const elsewhere = await fetch(`${server.origin}/console/v1/session`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json" },
+      body: JSON.stringify({ email, password })
+    })
+    expect(elsewhere.status).toBe(200)
+    const elsewhereCookie = elsewhere.headers.get("set-cookie")!.split(";")[0]!
+    const renewed = `${password} renewed`
+    await page.getByLabel("Current password", { exact: true }).fill("not my password")
+    await page.getByLabel("New password", { exact: true }).fill(renewed)
+    await page.getByRole("button", { name: "Change password" }).click()
+    await expect.poll(() => page.getByLabel("Current password", { exact: true }).getAttribute("aria-invalid"))
+      .toBe("true")
+    await page.getByLabel("Current password", { exact: true }).fill(password)
+    await page.getByLabel("New password", { exact: true }).fill(renewed)
+    await page.getByRole("button", { name: "Change password" }).click()
+    await page.getByText(/Password changed; your other sessions were ended/).waitFor()
+    const elsewhereNow = await fetch(`${server.origin}/console/v1/session`, { headers: { cookie: elsewhereCookie } })
+    expect(elsewhereNow.status).toBe(401)
+    await visit(page, meter, "Operators", "Operators")
     await shots(page, "operators")
 
     // Signing out ends the operator's session.

@@ -47,6 +47,7 @@ export const ConsoleSessionLive = HttpApiBuilder.group(
     Effect.gen(function*() {
       const operators = yield* Operators.Operators
       const config = yield* Effect.orDie(ServerConfig.dashboard)
+      const { logged } = yield* ActionLog.make
       return handlers
         .handle("current", () =>
           Effect.gen(function*() {
@@ -71,6 +72,21 @@ export const ConsoleSessionLive = HttpApiBuilder.group(
               )
             )
             return { success: true as const, message: "Signed out" }
+          }))
+        .handle("changePassword", ({ payload }) =>
+          Effect.gen(function*() {
+            const { operatorId, sessionId } = yield* Operator.CurrentOperator
+            yield* operators.checkCurrentPassword(operatorId, payload.current_password)
+            // The key derivation runs before the transaction, which it would hold for tens of milliseconds.
+            const passwordHash = yield* Passwords.hash(payload.new_password)
+            yield* logged(operators.replacePassword(operatorId, sessionId, passwordHash), (operator) => ({
+              action: "operator.password_change",
+              targetKind: "operator",
+              targetId: operator.id,
+              summary: `Operator ${operator.email} changed their password; their other sessions ended`,
+              detail: { email: operator.email }
+            }))
+            return { success: true as const, message: "Password changed; your other sessions were ended" }
           }))
     })
 )
@@ -106,6 +122,18 @@ export const OperatorsLive = HttpApiBuilder.group(ServerApi, "operators", (handl
           })),
           (operator) => ok({ operator })
         ))
+      .handle("resetPassword", ({ path, payload }) =>
+        Effect.flatMap(Passwords.hash(payload.password), (passwordHash) =>
+          Effect.map(
+            logged(operators.setPassword(path.operator_id, passwordHash), (operator) => ({
+              action: "operator.password_reset",
+              targetKind: "operator",
+              targetId: operator.id,
+              summary: `Set a new password for operator ${operator.email}; their sessions ended`,
+              detail: { email: operator.email }
+            })),
+            (operator) => ok({ operator })
+          )))
   }))
 
 /** The action log. */

@@ -77,6 +77,10 @@ export const examples: Examples = {
     "bundles-server admin operators create --email k@example.com --name Kofi --password-stdin < pw.txt"
   ],
   "admin operators disable": ["bundles-server admin operators disable 2"],
+  "admin operators reset-password": [
+    "bundles-server admin operators reset-password efua@example.com",
+    "bundles-server admin operators reset-password k@example.com --password-stdin < pw.txt"
+  ],
   "admin actions": [
     "bundles-server admin actions",
     "bundles-server admin actions --actor operator:2 --action wallet.fund",

@@ -550,6 +550,24 @@ for (const target of targets) {
             yield* admin("operators", "create", "--email", email, "--name", "Esi"),
             "already exists"
           )
+          // reset-password: a new password made and printed once; the old one and its session stop working.
+          const cookie = /bundles_operator=([^;]*)/.exec(String(signedIn.headers["set-cookie"]))![1]!
+          const reset = succeeded(yield* admin("operators", "reset-password", other))
+          assert.include(reset.stdout, "their sessions are ended")
+          const newPassword = /^ {2}(\S+)$/m.exec(reset.stdout)![1]!
+          assert.notStrictEqual(newPassword, password)
+          const stale = yield* raw("GET", "/console/v1/session", { headers: { cookie: `bundles_operator=${cookie}` } })
+          assert.strictEqual(stale.status, 401, stale.text)
+          const oldSignIn = yield* raw("POST", "/console/v1/session", { body: { email: other, password } })
+          assert.strictEqual(oldSignIn.status, 401, oldSignIn.text)
+          const newSignIn = yield* raw("POST", "/console/v1/session", { body: { email: other, password: newPassword } })
+          assert.strictEqual(newSignIn.status, 200, newSignIn.text)
+          const resetLog = JSON.parse(
+            succeeded(yield* admin("actions", "--action", "operator.password_reset", "--json")).stdout
+          ).actions
+          assert.strictEqual(resetLog[0].summary, `Set a new password for operator ${other}; their sessions ended`)
+          failedWith(yield* admin("operators", "reset-password", "nobody@example.com"), "No operator signs in with")
+          usageError(yield* admin("operators", "reset-password", "not-an-email"), "EMAIL")
           succeeded(yield* admin("operators", "disable", String(operator.id)))
           assert.include(succeeded(yield* admin("operators", "list")).stdout, "disabled")
           const log = succeeded(yield* admin("actions", "--action", "operator.disable", "--json"))

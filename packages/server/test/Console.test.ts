@@ -276,6 +276,86 @@ for (const target of targets) {
           assert.strictEqual(line.actor_kind, "token")
         }))
 
+      it.effect("an operator changes their own password: the current one checked, their other sessions ended", () =>
+        Effect.gen(function*() {
+          const console = yield* newOperator
+          const other = yield* signIn(console.email)
+          const elsewhere = { ...console, cookie: cookieOf(other.headers["set-cookie"]), csrf: other.json.csrf_token }
+          const next = "a brand new pass phrase"
+          // Without the CSRF token: 403, nothing changes.
+          const forged = yield* call(console, "POST", `${CONSOLE}/password`, {
+            csrf: null,
+            body: { current_password: PASSWORD, new_password: next }
+          })
+          assert.strictEqual(forged.status, 403, forged.text)
+          // A wrong current password: 422 at its field, nothing changes.
+          const wrong = yield* call(console, "POST", `${CONSOLE}/password`, {
+            body: { current_password: "not the password", new_password: next }
+          })
+          assert.strictEqual(wrong.status, 422, wrong.text)
+          assert.strictEqual(wrong.json.success, false)
+          assert.deepStrictEqual(Object.keys(wrong.json.errors), ["current_password"])
+          // A new password too short: 422 at its field.
+          const short = yield* call(console, "POST", `${CONSOLE}/password`, {
+            body: { current_password: PASSWORD, new_password: "short" }
+          })
+          assert.strictEqual(short.status, 422, short.text)
+          assert.include(Object.keys(short.json.errors), "new_password")
+          // Without a session: 401.
+          const anonymous = yield* call(undefined, "POST", `${CONSOLE}/password`, {
+            body: { current_password: PASSWORD, new_password: next }
+          })
+          assert.strictEqual(anonymous.status, 401, anonymous.text)
+          assert.strictEqual((yield* call(elsewhere, "GET", `${CONSOLE}/session`)).status, 200)
+          assert.lengthOf(yield* actions(`action=operator.password_change&target_id=${console.operatorId}`), 0)
+
+          const changed = yield* call(console, "POST", `${CONSOLE}/password`, {
+            body: { current_password: PASSWORD, new_password: next }
+          })
+          assert.strictEqual(changed.status, 200, changed.text)
+          assert.strictEqual(changed.json.success, true)
+          // This session goes on; the other one has ended.
+          assert.strictEqual((yield* call(console, "GET", `${CONSOLE}/session`)).status, 200)
+          assert.strictEqual((yield* call(elsewhere, "GET", `${CONSOLE}/session`)).status, 401)
+          assert.strictEqual((yield* signIn(console.email)).status, 401)
+          assert.strictEqual((yield* signIn(console.email, next)).status, 200)
+          const [line, ...more] = yield* actions(`action=operator.password_change&target_id=${console.operatorId}`)
+          assert.lengthOf(more, 0)
+          assert.strictEqual(line.actor_kind, "operator")
+          assert.strictEqual(line.operator_id, console.operatorId)
+          assert.notInclude(JSON.stringify(line), next)
+        }))
+
+      it.effect("the admin sets a new password for an operator: every session of theirs ends, logged", () =>
+        Effect.gen(function*() {
+          const console = yield* newOperator
+          const next = "given by the admin 123"
+          const path = `${ADMIN}/operators/${console.operatorId}/password`
+          const short = yield* raw("POST", path, { bearer: ADMIN_TOKEN, body: { password: "short" } })
+          assert.strictEqual(short.status, 422, short.text)
+          const missing = yield* raw("POST", `${ADMIN}/operators/2147483647/password`, {
+            bearer: ADMIN_TOKEN,
+            body: { password: next }
+          })
+          assert.strictEqual(missing.status, 404, missing.text)
+          const unauthenticated = yield* raw("POST", path, { body: { password: next } })
+          assert.strictEqual(unauthenticated.status, 401, unauthenticated.text)
+          assert.strictEqual((yield* call(console, "GET", `${CONSOLE}/session`)).status, 200)
+          assert.strictEqual((yield* signIn(console.email)).status, 200)
+
+          const reset = yield* raw("POST", path, { bearer: ADMIN_TOKEN, body: { password: next } })
+          assert.strictEqual(reset.status, 200, reset.text)
+          assert.strictEqual(reset.json.operator.id, console.operatorId)
+          assert.notInclude(reset.text, next)
+          assert.strictEqual((yield* call(console, "GET", `${CONSOLE}/session`)).status, 401)
+          assert.strictEqual((yield* signIn(console.email)).status, 401)
+          assert.strictEqual((yield* signIn(console.email, next)).status, 200)
+          const [line, ...more] = yield* actions(`action=operator.password_reset&target_id=${console.operatorId}`)
+          assert.lengthOf(more, 0)
+          assert.strictEqual(line.actor_kind, "token")
+          assert.notInclude(JSON.stringify(line), next)
+        }))
+
       it.effect("logs every change by the token and by an operator, in its transaction; none when refused or replayed", () =>
         Effect.gen(function*() {
           yield* seedCatalog

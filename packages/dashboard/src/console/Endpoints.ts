@@ -11,6 +11,7 @@ import type * as Cat from "@databundle/contract/Catalog"
 import type * as C from "@databundle/contract/ConsoleApi"
 import type * as Op from "@databundle/contract/Operator"
 import type * as O from "@databundle/contract/Order"
+import type * as U from "@databundle/contract/User"
 import type * as W from "@databundle/contract/Wallet"
 import type { HttpApi, HttpApiGroup } from "@effect/platform"
 import { type CallOptions, makeClient, type Routes } from "../Api.js"
@@ -66,6 +67,9 @@ export const api = {
   ),
   session: endpoint<{}, Session>("consoleSession.current"),
   signOut: endpoint<{}, Wire<typeof C.Done>>("consoleSession.signOut"),
+  changePassword: endpoint<Payload<typeof U.ChangePasswordPayload>, Wire<typeof C.Done>>(
+    "consoleSession.changePassword"
+  ),
   accounts: endpoint<Query, AccountsPage>("accounts.list"),
   account: endpoint<Account, AccountDetail>("accounts.show"),
   updateAccount: endpoint<Account & Payload<typeof Acc.UpdateAccountPayload>, AccountDetail>(

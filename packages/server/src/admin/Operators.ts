@@ -80,8 +80,40 @@ const operatorsDisable = Command.make("disable", {
     ({ operator }) => [`Operator ${operator.id} (${operator.email}) disabled; their sessions are ended.`]
   )).pipe(Command.withDescription("Disable an operator: ends their sessions and refuses their sign-in"))
 
-/** `admin operators`: list, create, disable. */
+const operatorsResetPassword = Command.make("reset-password", {
+  ...shared,
+  email: Args.text({ name: "EMAIL" }).pipe(
+    Args.withDescription("The address the operator signs in with"),
+    Args.mapEffect((text) => Either.mapLeft(decodeWith(User.Email)(text), (message) => usage(`EMAIL ${message}`).error))
+  ),
+  passwordStdin: Options.boolean("password-stdin").pipe(
+    Options.withDescription("Read the new password from stdin (else one is made and printed once)")
+  )
+}, (options) =>
+  Effect.gen(function*() {
+    const generated = !options.passwordStdin
+    const password = generated ? randomBytes(18).toString("base64url") : yield* readStdin
+    return yield* execute(
+      options,
+      Effect.gen(function*() {
+        const valid = decodeWith(User.Password)(password)
+        if (Either.isLeft(valid)) return yield* problem(`The password from stdin ${valid.left}`)
+        const { operators } = yield* request(options, (client) => client.operators.list())
+        const operator = operators.find((o) => o.email === options.email)
+        if (operator === undefined) return yield* problem(`No operator signs in with ${options.email}`)
+        return yield* request(options, (client) =>
+          client.operators.resetPassword({ path: { operator_id: operator.id }, payload: { password } }))
+      }),
+      AdminApi.OperatorResponse,
+      ({ operator }) => [
+        `Operator ${operator.id} (${operator.email}) has a new password; their sessions are ended.`,
+        ...(generated ? ["", "Their new password (shown only now; give it to them safely):", "", `  ${password}`] : [])
+      ]
+    )
+  })).pipe(Command.withDescription("Set a new password for an operator who forgot theirs; ends their sessions"))
+
+/** `admin operators`: list, create, disable, reset-password. */
 export const operators = Command.make("operators").pipe(
   Command.withDescription("The operators who sign in to the console"),
-  Command.withSubcommands([operatorsList, operatorsCreate, operatorsDisable])
+  Command.withSubcommands([operatorsList, operatorsCreate, operatorsDisable, operatorsResetPassword])
 )

@@ -1,6 +1,8 @@
 /**
  * Operators: who may sign in to the console. Create one with a first password (they change
  * nothing else here), or disable one: their sessions end at once and they can no longer sign in.
+ * The signed-in operator changes their own password here too (their other sessions end); one who
+ * forgot theirs gets a new one from `bundles-server admin operators reset-password`.
  */
 import type { Page } from "../../App.js"
 import { h, when } from "../../Dom.js"
@@ -36,6 +38,29 @@ export const operators: Page = {
         setTimeout(reload, 800)
       }
     })
+    const password = form({
+      label: "Change your password",
+      submit: "Change password",
+      pending: "Saving…",
+      fields: [
+        { name: "current_password", label: "Current password", type: "password", autocomplete: "current-password" },
+        {
+          name: "new_password",
+          label: "New password",
+          type: "password",
+          autocomplete: "new-password",
+          hint: "At least 10 characters. Your other sessions are signed out.",
+          attrs: { minlength: "10" }
+        }
+      ],
+      onSubmit: async (values, f) => {
+        const answer = await api.changePassword({
+          payload: { current_password: values.current_password!, new_password: values.new_password! }
+        })
+        f.element.reset()
+        f.setMessage(answer.message, "ok")
+      }
+    })
     return h(
       "div",
       null,
@@ -63,7 +88,9 @@ export const operators: Page = {
         { testId: "operators" }
       ),
       h("h2", null, "Add an operator"),
-      create.element
+      create.element,
+      h("h2", null, "Your password"),
+      password.element
     )
   }
 }
