@@ -45,7 +45,7 @@ import { BodyLimit, CarriesSecret } from "./EndpointPolicy.js"
 import { IdempotencyHeaders } from "./Idempotency.js"
 import { integerParam, IntegerText } from "./Identifier.js"
 import { AuditReport, LedgerEntry } from "./Ledger.js"
-import { ListMailParams, OutboxMail } from "./Mail.js"
+import { ListMailParams, MailId, MailNotFound, OutboxMail } from "./Mail.js"
 import { modeOrLive } from "./Mode.js"
 import { NetworkId, NetworkNotFound } from "./Network.js"
 import {
@@ -351,6 +351,9 @@ export class PaymentsAdminGroup extends HttpApiGroup.make("paymentsAdmin")
 /** 200 of GET /emails. */
 export const MailPage = Schema.Struct({ success: Succeeded, emails: Schema.Array(OutboxMail), pagination: Pagination })
 
+/** 200 of requeueing an email. */
+export const MailResponse = Schema.Struct({ success: Succeeded, email: OutboxMail })
+
 /** The email outbox: what the server sent to dashboard users, newest first. */
 export class MailAdminGroup extends HttpApiGroup.make("mailAdmin")
   .add(
@@ -358,6 +361,15 @@ export class MailAdminGroup extends HttpApiGroup.make("mailAdmin")
       .setUrlParams(ListMailParams)
       .addSuccess(MailPage)
       .annotate(CarriesSecret, true)
+  )
+  .add(
+    HttpApiEndpoint.post("requeue", "/emails/:email_id/requeue")
+      .setPath(Schema.Struct({ email_id: IntegerText.pipe(Schema.compose(MailId)) }))
+      .addSuccess(MailResponse)
+      .addError(MailNotFound)
+      .addError(Conflict)
+      .annotate(CarriesSecret, true)
+      .annotate(OpenApi.Summary, "Queue a failed email again, for a full round of attempts (409 unless failed)")
   )
 {}
 

@@ -5,8 +5,10 @@
  * transport. A link's secret travels in its fragment (`#token=...`), which browsers never send
  * to a server, so no request log ever holds it.
  */
+import { HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
-import { integerParam } from "./Identifier.js"
+import { extensions, Failed } from "./ApiError.js"
+import { integerParam, MAX_ID } from "./Identifier.js"
 
 /** Why an email was sent. */
 export const MailKind = Schema.Literal("verify_email", "reset_password", "already_registered")
@@ -64,3 +66,13 @@ export const DemoMail = Schema.Struct({
 export const DemoMailboxParams = Schema.Struct({
   email: Schema.String.pipe(Schema.minLength(3), Schema.maxLength(254))
 }).annotations({ parseOptions: { errors: "all" } })
+
+/** An email's identifier in the outbox. */
+export const MailId = Schema.Int.pipe(Schema.between(1, MAX_ID))
+
+/** 404: no email with that id. */
+export class MailNotFound extends Schema.TaggedError<MailNotFound>()(
+  "MailNotFound",
+  { success: Failed, message: Schema.String, ...extensions("email_not_found") },
+  HttpApiSchema.annotations({ status: 404 })
+) {}

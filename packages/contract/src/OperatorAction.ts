@@ -33,7 +33,8 @@ export const ACTIONS = [
   "operator.create",
   "operator.disable",
   "operator.password_reset",
-  "operator.password_change"
+  "operator.password_change",
+  "email.requeue"
 ] as const
 
 /** An action's name. */
@@ -54,7 +55,8 @@ export const TARGET_KINDS = [
   "network",
   "bundle",
   "webhook_event",
-  "operator"
+  "operator",
+  "email"
 ] as const
 
 /** A target's kind. */

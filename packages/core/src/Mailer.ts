@@ -14,7 +14,7 @@
  * Without a transport that sends, the outbox is the delivery: rows are kept, never queued,
  * and with `BUNDLES_MAIL_LOG=1` (set by `serve --demo`) each is also written to the log.
  */
-import type { Mail } from "@databundle/contract"
+import { ApiError, Mail } from "@databundle/contract"
 import { SqlClient } from "@effect/sql"
 import { Cause, Config, Context, Data, Duration, Effect, Layer, Queue } from "effect"
 import { orDie } from "./Database.js"
@@ -241,6 +241,35 @@ export class Mailer extends Effect.Service<Mailer>()("core/Mailer", {
       )
       : Effect.never
 
-    return { send, list, recent, processDue, runSender }
+    /**
+     * Queues a failed email again, due now, for a full round of attempts (its last error kept
+     * until the next attempt); `wakeSender` after the commit sends it at once. A 404 for an unknown id; a 409 for an email that is not failed
+     * (queued, sent or kept) or when no mail server is configured to send it.
+     */
+    const requeue = Effect.fn("Mailer.requeue")(function*(id: number) {
+      if (!transport.sends) {
+        return yield* new ApiError.Conflict({
+          message: "No SMTP server is configured (BUNDLES_SMTP_URL); the email cannot be sent"
+        })
+      }
+      const [row] = yield* orDie(sql<MailRow>`
+        UPDATE mail_outbox SET next_attempt_at = now(), attempts = 0
+        WHERE id = ${id} AND sent_at IS NULL AND next_attempt_at IS NULL AND attempts > 0
+        RETURNING ${sql.literal(COLUMNS)}
+      `)
+      if (row === undefined) {
+        const [existing] = yield* orDie(sql<MailRow>`SELECT ${sql.literal(COLUMNS)} FROM mail_outbox WHERE id = ${id}`)
+        if (existing === undefined) return yield* new Mail.MailNotFound({ message: `No email with id ${id}` })
+        return yield* new ApiError.Conflict({
+          message: `Email ${id} is ${status(existing)}; only a failed email can be queued again`
+        })
+      }
+      return toMail(row)
+    })
+
+    /** Wakes the sender (after a commit that queued email), so it need not wait for its next poll. */
+    const wakeSender = Queue.offer(wake, undefined).pipe(Effect.asVoid)
+
+    return { send, list, recent, requeue, wakeSender, processDue, runSender }
   })
 }) {}

@@ -448,7 +448,7 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
         const [row] = yield* sql<OrderRow>`
           UPDATE orders o SET status = ${status}, settled_at = now(), next_check_at = NULL, failure_reason = ${reason}
           WHERE o.id = ${orderId} AND o.status = 'pending'
-          RETURNING ${sql.literal(ORDER_COLUMNS)}
+          RETURNING ${sql.literal(ORDER_COLUMNS)}, o.mode
         `
         if (row === undefined) return Option.none<Settled>()
         let refundedBalance = Option.none<bigint>()
@@ -464,6 +464,10 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
           const moved = Option.getOrThrowWith(yield* wallet.move(refund), () => new Error("refund found no wallet"))
           refundedBalance = Option.some(moved.balanceAfter)
           yield* wallet.announce(refund, moved, row.order_number as Order.OrderNumber)
+          // The metrics' count of refunded live orders, kept with the refund so a scrape reads one row.
+          if (row.mode === "live") {
+            yield* sql`UPDATE figures SET value = value + 1 WHERE name = 'refunded_live_orders'`
+          }
         }
         const order = toOrder({ ...row, status })
         yield* webhooks.enqueue(

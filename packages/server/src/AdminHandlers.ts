@@ -337,7 +337,20 @@ export const PaymentsAdminLive = HttpApiBuilder.group(ServerApi, "paymentsAdmin"
 export const MailAdminLive = HttpApiBuilder.group(ServerApi, "mailAdmin", (handlers) =>
   Effect.gen(function*() {
     const mailer = yield* Mailer.Mailer
-    return handlers.handle("list", ({ urlParams }) => Effect.map(mailer.list(urlParams), ok))
+    const { logged } = yield* ActionLog.make
+    return handlers
+      .handle("list", ({ urlParams }) => Effect.map(mailer.list(urlParams), ok))
+      .handle("requeue", ({ path }) =>
+        logged(mailer.requeue(path.email_id), (email) => ({
+          action: "email.requeue",
+          targetKind: "email",
+          targetId: email.id,
+          summary: `Queued email ${email.id} to ${email.to} (${email.kind}) again after it failed`,
+          detail: { to: email.to, kind: email.kind, last_error: email.last_error }
+        })).pipe(
+          Effect.tap(mailer.wakeSender),
+          Effect.map((email) => ok({ email }))
+        ))
   }))
 
 /** Every handler of the admin API. */

@@ -71,6 +71,7 @@ export const examples: Examples = {
     "bundles-server admin payments decline PAY-7F3A9C2K8Q1M --reason \"No transfer arrived\""
   ],
   "admin emails": ["bundles-server admin emails", "bundles-server admin emails --to kofi@example.com"],
+  "admin emails requeue": ["bundles-server admin emails requeue 42"],
   "admin operators list": ["bundles-server admin operators list", "bundles-server admin operators list --json"],
   "admin operators create": [
     "bundles-server admin operators create --email efua@example.com --name \"Efua Owusu\"",

@@ -2,7 +2,7 @@
  * Prometheus metrics (prom-client): what the server counts as it works (requests by route
  * and status with their latency, 429s by scope, failed authentications, webhook attempts),
  * and what it reads from the database when scraped (orders by status, pending orders by
- * age, refunds, the webhook backlog, the database connections).
+ * age, refunds, the webhook backlog, the mail queue, the database connections).
  *
  * Per request the cost is one histogram observation: each route keeps its labelled children
  * by status, so no label object is built or hashed after a route's first request with a
@@ -174,8 +174,8 @@ export class Metrics extends Effect.Service<Metrics>()("server/Metrics", {
       collect() {
         return scrape(
           this,
-          sql<{ count: number }>`SELECT count(*)::int AS count FROM ledger_entries l JOIN orders o ON o.id = l.order_id
-            WHERE l.reason = 'refund' AND o.mode = 'live'`,
+          // Kept by each refund's transaction (see Orders.settle): one row, however long the ledger.
+          sql<{ count: string }>`SELECT value AS count FROM figures WHERE name = 'refunded_live_orders'`,
           ([row]) => this.set(Number(row?.count ?? 0))
         )
       }
@@ -197,6 +197,31 @@ export class Metrics extends Effect.Service<Metrics>()("server/Metrics", {
           ([row]) => {
             this.set({ state: "due" }, Number(row?.due ?? 0))
             this.set({ state: "waiting" }, Number(row?.waiting ?? 0))
+          }
+        )
+      }
+    })
+    new Gauge({
+      name: "bundles_emails",
+      help: "Email in the outbox by state: queued (to send or retry), failed (given up), sent (in the last 24 hours)",
+      labelNames: ["state"] as const,
+      aggregator: "first",
+      registers: [registry],
+      collect() {
+        return scrape(
+          this,
+          // Each count reads a partial index of its own rows, never the whole outbox.
+          sql<{ queued: number; failed: number; sent: number }>`
+            SELECT
+              (SELECT count(*)::int FROM mail_outbox WHERE sent_at IS NULL AND next_attempt_at IS NOT NULL) AS queued,
+              (SELECT count(*)::int FROM mail_outbox
+                WHERE sent_at IS NULL AND next_attempt_at IS NULL AND attempts > 0) AS failed,
+              (SELECT count(*)::int FROM mail_outbox
+                WHERE sent_at IS NOT NULL AND sent_at > now() - interval '24 hours') AS sent`,
+          ([row]) => {
+            this.set({ state: "queued" }, Number(row?.queued ?? 0))
+            this.set({ state: "failed" }, Number(row?.failed ?? 0))
+            this.set({ state: "sent" }, Number(row?.sent ?? 0))
           }
         )
       }

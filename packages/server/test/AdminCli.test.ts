@@ -319,6 +319,11 @@ for (const target of targets) {
           const outbox = succeeded(yield* admin("emails", "--to", email))
           const link = /https?:\/\/\S+#\/verify-email\?token=([A-Za-z0-9_-]+)/.exec(outbox.stdout)
           assert.isNotNull(link, outbox.stdout)
+          // Without an SMTP server nothing can be queued again (the email was kept): refused, with why.
+          const kept = json(succeeded(yield* admin("emails", "--to", email, "--json"))).emails[0]
+          failedWith(yield* admin("emails", "requeue", String(kept.id)), "No SMTP server is configured")
+          failedWith(yield* admin("emails", "requeue", "2147483647"), "No SMTP server is configured")
+          usageError(yield* admin("emails", "requeue", "0"), "ID")
           yield* raw("POST", "/dashboard/v1/email/verify", { body: { token: link![1] } })
           const signedIn = yield* raw("POST", "/dashboard/v1/session", { body: { email, password } })
           const headers = {

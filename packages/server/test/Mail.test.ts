@@ -6,12 +6,14 @@
  */
 import { DashboardApi, type Mail } from "@databundle/contract"
 import { type Target, targets } from "@databundle/core/testing"
+import { SqlClient } from "@effect/sql"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import * as fs from "node:fs"
 import * as net from "node:net"
 import { SMTPServer } from "smtp-server"
-import { adminClient, raw, serverLayer } from "./Harness.js"
+import { parseExposition, sample } from "./Exposition.js"
+import { ADMIN_TOKEN, adminClient, raw, serverLayer } from "./Harness.js"
 
 const PREFIX = DashboardApi.DASHBOARD_PREFIX
 const USER = "mailer"
@@ -220,6 +222,90 @@ for (const target of targets) {
           }))
         }),
       { timeout: 90_000 }
+    )
+
+    it.scopedLive(
+      "a failed email shows in the metrics and is queued again by the operator, then sent once",
+      () =>
+        Effect.gen(function*() {
+          const port = yield* freePort
+          const server = yield* Layer.build(
+            serverLayer(target, {
+              BUNDLES_SMTP_URL: `smtp://${USER}:${encodeURIComponent(PASS)}@127.0.0.1:${port}?tls.rejectUnauthorized=false`,
+              BUNDLES_MAIL_FROM: FROM,
+              BUNDLES_MAIL_RETRY_SECONDS: "30",
+              BUNDLES_POLL_SECONDS: "0.1"
+            })
+          )
+          const email = freshEmail()
+          yield* Effect.gen(function*() {
+            const emails = Effect.map(
+              raw("GET", "/metrics", { bearer: ADMIN_TOKEN }),
+              (res) => (state: string) => sample(parseExposition(res.text), "bundles_emails", { state })
+            )
+            assert.strictEqual((yield* register(email)).status, 201)
+            const first = yield* waitFor(
+              "a failed attempt",
+              Effect.map(outbox(email), (list) => {
+                const mail = onlyMail(list, "verify_email")
+                return mail.attempts >= 1 ? mail : undefined
+              })
+            )
+            const before = yield* emails
+            // Not failed yet: the operator cannot requeue it (409), nothing changes.
+            const early = yield* raw("POST", `/admin/v1/emails/${first.id}/requeue`, { bearer: ADMIN_TOKEN })
+            assert.strictEqual(early.status, 409, early.text)
+            assert.include(early.json.message, "queued")
+            // The sender's last attempts, as after MAX_ATTEMPTS failures (the schedule takes hours).
+            const sql = yield* SqlClient.SqlClient
+            yield* sql`UPDATE mail_outbox SET attempts = 8, next_attempt_at = NULL WHERE id = ${first.id}`
+            const failed = onlyMail(yield* outbox(email), "verify_email")
+            assert.strictEqual(failed.status, "failed")
+            const during = yield* emails
+            assert.strictEqual(during("failed") - before("failed"), 1)
+            assert.strictEqual(during("queued") - before("queued"), -1)
+
+            // An id that names no email, written any way: 404.
+            for (const path of ["2147483647", "0", "x", "2147483648", "07"]) {
+              const res = yield* raw("POST", `/admin/v1/emails/${path}/requeue`, { bearer: ADMIN_TOKEN })
+              assert.strictEqual(res.status, 404, `${path}: ${res.text}`)
+              assert.strictEqual(res.json.success, false)
+            }
+            const anonymous = yield* raw("POST", `/admin/v1/emails/${first.id}/requeue`)
+            assert.strictEqual(anonymous.status, 401, anonymous.text)
+            assert.strictEqual(onlyMail(yield* outbox(email), "verify_email").status, "failed")
+
+            // The mail server comes up; the operator queues the email again and it is sent, once.
+            const smtp = yield* smtpServer(port)
+            const requeued = yield* raw("POST", `/admin/v1/emails/${first.id}/requeue`, { bearer: ADMIN_TOKEN })
+            assert.strictEqual(requeued.status, 200, requeued.text)
+            assert.strictEqual(requeued.json.email.id, first.id)
+            assert.strictEqual(requeued.json.email.attempts, 0)
+            assert.include(requeued.headers["cache-control"] ?? "", "no-store")
+            const sent = yield* waitFor(
+              "the requeued email to be sent",
+              Effect.map(outbox(email), (list) => {
+                const mail = onlyMail(list, "verify_email")
+                return mail.status === "sent" ? mail : undefined
+              })
+            )
+            assert.strictEqual(sent.attempts, 1)
+            const again = yield* raw("POST", `/admin/v1/emails/${first.id}/requeue`, { bearer: ADMIN_TOKEN })
+            assert.strictEqual(again.status, 409, again.text)
+            assert.include(again.json.message, "sent")
+            yield* Effect.sleep("500 millis")
+            assert.strictEqual(smtp.received.filter((m) => m.to.includes(email)).length, 1)
+            const after = yield* emails
+            assert.strictEqual(after("failed"), before("failed"))
+            assert.strictEqual(after("sent") - before("sent"), 1)
+            const log = yield* raw("GET", `/admin/v1/actions?action=email.requeue&target_id=${first.id}`, {
+              bearer: ADMIN_TOKEN
+            })
+            assert.strictEqual(log.json.actions.length, 1, log.text)
+            assert.strictEqual(log.json.actions[0].target_kind, "email")
+          }).pipe(Effect.provide(server))
+        }),
+      { timeout: 60_000 }
     )
 
     it.scopedLive(

@@ -134,6 +134,14 @@ for (const target of targets) {
             payload: { bundle_id: [...bundles.values()][0]!.id, phone_number: "0241230000", reference: "ops-refund" }
           })
           assert.strictEqual(failed.order.status, "failed")
+          // A test key's refunded order is play money: not counted.
+          const made = yield* raw("POST", `/admin/v1/accounts/${account.id}/keys?mode=test`, { bearer: ADMIN_TOKEN })
+          assert.strictEqual(made.status, 201, made.text)
+          const testOrder = yield* raw("POST", "/api/v1/orders", {
+            key: made.json.api_key,
+            body: { bundle_id: [...bundles.values()][0]!.id, phone_number: "0240000000" }
+          })
+          assert.strictEqual(testOrder.json.order.status, "failed", testOrder.text)
           const after = (yield* scrape).samples
           const delta = (name: string, labels: Record<string, string> = {}) =>
             sample(after, name, labels) - sample(before, name, labels)
@@ -141,6 +149,12 @@ for (const target of targets) {
           assert.strictEqual(delta("bundles_auth_failures_total", { credentials: "api_key" }), 1)
           assert.strictEqual(delta("bundles_auth_failures_total", { credentials: "admin_token" }), 1)
           assert.strictEqual(delta("bundles_refunded_orders"), 1)
+          // The figure kept with each refund is what the ledger says.
+          const sql = yield* SqlClient.SqlClient
+          const [ledger] = yield* sql<{ count: number }>`
+            SELECT count(*)::int AS count FROM ledger_entries l JOIN orders o ON o.id = l.order_id
+            WHERE l.reason = 'refund' AND o.mode = 'live'`
+          assert.strictEqual(sample(after, "bundles_refunded_orders"), Number(ledger!.count))
           assert.strictEqual(delta(REQUESTS, { route: "/api/v1/balance", status: "429" }), 1)
         }))
 

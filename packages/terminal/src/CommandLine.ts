@@ -38,7 +38,8 @@ const beforeDashes = (words: ReadonlyArray<string>) => {
 
 /**
  * What the toolkit answers without the parser: `--help`/`-h` anywhere, or a group named
- * without its subcommand (`bundles orders`), print the help of the command the words name;
+ * without its subcommand (`bundles orders`; not a group with options of its own, which runs),
+ * print the help of the command the words name;
  * `--completions SHELL` prints the completion script. None: the parser runs.
  */
 export const answer = (
@@ -59,7 +60,9 @@ export const answer = (
   }
   const { path, rest, spec } = CommandTree.find(root, given)
   const help = given.includes("--help") || given.includes("-h")
-  const bareGroup = spec.children.length > 0 && rest.length === 0 && !given.some((w) => w === "--version")
+  // A group that takes options or arguments of its own runs (`admin emails --to …`), as its subcommands do.
+  const runnable = spec.options.length > 0 || spec.args.length > 0
+  const bareGroup = spec.children.length > 0 && !runnable && rest.length === 0 && !given.some((w) => w === "--version")
   if (!help && !bareGroup) return Option.none()
   return Option.some(Help.render(name, root, path, {
     width: screen.width,

@@ -1,14 +1,15 @@
 /**
  * `admin emails`: the outbox of email sent to dashboard users (verification and password
  * reset links), newest first, with where each is (queued, sent, failed, or kept when no SMTP server is
- * configured): without SMTP it is how those links reach people.
+ * configured): without SMTP it is how those links reach people. `admin emails requeue <id>`
+ * queues a failed one again.
  */
-import { AdminApi, type Mail } from "@databundle/contract"
-import { Command, Options } from "@effect/cli"
-import { Effect } from "effect"
+import { AdminApi, Mail } from "@databundle/contract"
+import { Args, Command, Options } from "@effect/cli"
+import { Effect, Either } from "effect"
 import type * as AdminClient from "../AdminClient.js"
 import { execute, request } from "./Call.js"
-import { listing, shared, type UrlParamsOf } from "./Options.js"
+import { decodeWith, listing, shared, type UrlParamsOf, usage } from "./Options.js"
 import { date, pageLine } from "./Text.js"
 
 const emailsListing = listing<UrlParamsOf<AdminClient.Client["mailAdmin"]["list"]>>(
@@ -34,7 +35,22 @@ const statusLine = (mail: Mail.OutboxMail): string => {
   }
 }
 
-/** `admin emails`: the outbox, optionally for one address. */
+/** `admin emails requeue <id>`: a failed email queued again. */
+const emailsRequeue = Command.make("requeue", {
+  ...shared,
+  id: Args.integer({ name: "ID" }).pipe(
+    Args.withDescription("The email's id, as `admin emails --json` shows it"),
+    Args.mapEffect((n) => Either.mapLeft(decodeWith(Mail.MailId)(n), (message) => usage(`ID ${message}`).error))
+  )
+}, (options) =>
+  execute(
+    options,
+    request(options, (client) => client.mailAdmin.requeue({ path: { email_id: options.id } })),
+    AdminApi.MailResponse,
+    ({ email }) => [`Email ${email.id} to ${email.to} is queued again: ${statusLine(email)}.`]
+  )).pipe(Command.withDescription("Queue a failed email again, for a full round of attempts"))
+
+/** `admin emails`: the outbox, optionally for one address; `admin emails requeue <id>`. */
 export const emails = Command.make("emails", {
   ...shared,
   to: Options.text("to").pipe(Options.withDescription("Only email to this address"), Options.optional),
@@ -55,4 +71,7 @@ export const emails = Command.make("emails", {
         ]),
         pageLine(pagination, "emails")
       ]
-  )).pipe(Command.withDescription("Email sent to dashboard users (verification and reset links), newest first"))
+  )).pipe(
+    Command.withDescription("Email sent to dashboard users (verification and reset links), newest first"),
+    Command.withSubcommands([emailsRequeue])
+  )
