@@ -248,6 +248,8 @@ export class Mailer extends Effect.Service<Mailer>()("core/Mailer", {
      */
     const requeue = Effect.fn("Mailer.requeue")(function*(id: number) {
       if (!transport.sends) {
+        const [existing] = yield* orDie(sql<{ id: string }>`SELECT id FROM mail_outbox WHERE id = ${id}`)
+        if (existing === undefined) return yield* new Mail.MailNotFound({ message: `No email with id ${id}` })
         return yield* new ApiError.Conflict({
           message: "No SMTP server is configured (BUNDLES_SMTP_URL); the email cannot be sent"
         })

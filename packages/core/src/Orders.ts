@@ -445,7 +445,7 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
      */
     const settle = (orderId: string, status: "successful" | "failed", reason: string | null, note?: string) =>
       sql.withTransaction(Effect.gen(function*() {
-        const [row] = yield* sql<OrderRow>`
+        const [row] = yield* sql<OrderRow & { readonly mode: "live" | "test" }>`
           UPDATE orders o SET status = ${status}, settled_at = now(), next_check_at = NULL, failure_reason = ${reason}
           WHERE o.id = ${orderId} AND o.status = 'pending'
           RETURNING ${sql.literal(ORDER_COLUMNS)}, o.mode

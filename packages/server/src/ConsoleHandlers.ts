@@ -132,7 +132,8 @@ export const OperatorsLive = HttpApiBuilder.group(ServerApi, "operators", (handl
               summary: `Set a new password for operator ${operator.email}; their sessions ended`,
               detail: { email: operator.email }
             })),
-            (operator) => ok({ operator })
+            (operator) =>
+              ok({ operator })
           )))
   }))
 

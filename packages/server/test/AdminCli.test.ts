@@ -322,7 +322,7 @@ for (const target of targets) {
           // Without an SMTP server nothing can be queued again (the email was kept): refused, with why.
           const kept = json(succeeded(yield* admin("emails", "--to", email, "--json"))).emails[0]
           failedWith(yield* admin("emails", "requeue", String(kept.id)), "No SMTP server is configured")
-          failedWith(yield* admin("emails", "requeue", "2147483647"), "No SMTP server is configured")
+          failedWith(yield* admin("emails", "requeue", "2147483647"), "No email with id 2147483647")
           usageError(yield* admin("emails", "requeue", "0"), "ID")
           yield* raw("POST", "/dashboard/v1/email/verify", { body: { token: link![1] } })
           const signedIn = yield* raw("POST", "/dashboard/v1/session", { body: { email, password } })

@@ -231,7 +231,9 @@ for (const target of targets) {
           const port = yield* freePort
           const server = yield* Layer.build(
             serverLayer(target, {
-              BUNDLES_SMTP_URL: `smtp://${USER}:${encodeURIComponent(PASS)}@127.0.0.1:${port}?tls.rejectUnauthorized=false`,
+              BUNDLES_SMTP_URL: `smtp://${USER}:${
+                encodeURIComponent(PASS)
+              }@127.0.0.1:${port}?tls.rejectUnauthorized=false`,
               BUNDLES_MAIL_FROM: FROM,
               BUNDLES_MAIL_RETRY_SECONDS: "30",
               BUNDLES_POLL_SECONDS: "0.1"

@@ -6,7 +6,7 @@ import { Money, Operator, OperatorAction, User } from "@databundle/contract"
 import { Schema } from "effect"
 import fc from "fast-check"
 import { breakFields, withNonObjects } from "./Bodies.js"
-import { signInBody } from "./DashboardBodies.js"
+import { badPassword, changePasswordBody, goodPassword, signInBody } from "./DashboardBodies.js"
 import { badId, type Data, enumParam, oneParam, pageParams } from "./Endpoints.js"
 import { badIntText, badName, badPositiveCedis, badString, junk, rejects, wrongType } from "./Values.js"
 import { ADMIN, CONSOLE, EVENT_TYPES, type World } from "./World.js"
@@ -38,6 +38,11 @@ const createOperatorBody = withNonObjects(breakFields(
     }
   ]
 ))
+
+/** POST /admin/v1/operators/{operator_id}/password. */
+const resetOperatorPasswordBody = withNonObjects(breakFields(fc.record({ password: goodPassword }), [
+  { name: "password", required: true, bad: badPassword }
+]))
 
 /** PATCH /admin/v1/networks/{network_id}. */
 const updateNetworkBody = withNonObjects(breakFields(fc.record({ active: fc.boolean() }), [
@@ -77,7 +82,17 @@ export const consoleData = (w: World): Readonly<Record<string, Data>> => {
     .filter((s) => s.length > 0 && !w.richEvents.includes(s) && !w.richEvents.includes(s.trim()))
   return {
     [`POST ${CONSOLE}/session`]: { body: signInBody },
+    [`POST ${CONSOLE}/password`]: { body: changePasswordBody },
     [`POST ${ADMIN}/operators`]: { body: createOperatorBody },
+    [`POST ${ADMIN}/operators/:operator_id/password`]: {
+      good: oneParam("operator_id", fc.constant(String(w.operator.id)), "operator"),
+      bad: oneParam("operator_id", badId([w.operator.id]), "no operator"),
+      body: resetOperatorPasswordBody
+    },
+    [`POST ${ADMIN}/emails/:email_id/requeue`]: {
+      good: oneParam("email_id", fc.constantFrom(...w.emailIds).map(String), "email"),
+      bad: oneParam("email_id", badId(w.emailIds), "no email")
+    },
     [`POST ${ADMIN}/operators/:operator_id/disable`]: {
       good: oneParam("operator_id", fc.constant(String(w.operator.id)), "operator"),
       bad: oneParam("operator_id", badId([w.operator.id]), "no operator")

@@ -23,12 +23,12 @@ const badEmail = fc.oneof(
   wrongType("string")
 )
 const goodEmail = fc.stringMatching(/^fuzz[a-z0-9]{1,10}@example\.com$/)
-const badPassword = fc.oneof(
+export const badPassword = fc.oneof(
   fc.string({ maxLength: User.MIN_PASSWORD_LENGTH - 1 }),
   fc.string({ minLength: User.MAX_PASSWORD_LENGTH + 1, maxLength: 400 }),
   wrongType("string")
 )
-const goodPassword = fc.string({ minLength: User.MIN_PASSWORD_LENGTH, maxLength: 40 })
+export const goodPassword = fc.string({ minLength: User.MIN_PASSWORD_LENGTH, maxLength: 40 })
 const badToken = fc.oneof(badString((s) => /^[A-Za-z0-9_-]{16,128}$/.test(s)), wrongType("string"))
 const goodToken = fc.stringMatching(/^[A-Za-z0-9_-]{43}$/)
 

@@ -70,6 +70,8 @@ export interface World {
   /** The key of a suspended account. */
   readonly suspendedKey: string
   readonly accountIds: ReadonlyArray<number>
+  /** The outbox's emails (kept: without SMTP none can be requeued). */
+  readonly emailIds: ReadonlyArray<number>
   readonly keyIds: ReadonlyMap<number, ReadonlyArray<number>>
   readonly activeNetworks: ReadonlyArray<number>
   readonly inactiveNetworks: ReadonlyArray<number>
@@ -126,6 +128,9 @@ export const FINGERPRINT = `SELECT ${
       "t.id"
     ),
     digest("ledger_entries", "t.*", "t.id"),
+    digest("figures", "t.*", "t.name"),
+    // A refused requeue leaves every email where it was.
+    digest("mail_outbox", "t.id, t.attempts, t.next_attempt_at, t.sent_at", "t.id"),
     digest("webhook_events", "t.id, t.account_id, t.type, t.body", "t.id"),
     digest("users", "t.id, t.account_id, t.email, t.password_hash, t.email_verified_at", "t.id"),
     digest("operators", "t.id, t.email, t.name, t.password_hash, t.disabled_at", "t.id"),
@@ -317,6 +322,8 @@ export const setup = Effect.gen(function*() {
   const keyIds = new Map<number, Array<number>>()
   for (const key of keys) keyIds.set(key.account_id, [...(keyIds.get(key.account_id) ?? []), key.id])
 
+  const emails = yield* sql<{ id: string }>`SELECT id FROM mail_outbox ORDER BY id`
+
   const view = yield* adminView
   const balances = new Map<string, bigint>()
   for (const account of view.accounts) {
@@ -339,6 +346,7 @@ export const setup = Effect.gen(function*() {
     revokedKey: revoked.api_key,
     suspendedKey: suspended.key,
     accountIds: view.accounts.map((a) => a.id),
+    emailIds: emails.map((e) => Number(e.id)),
     keyIds,
     activeNetworks: networks.filter((n) => n.active).map((n) => n.id),
     inactiveNetworks: networks.filter((n) => !n.active).map((n) => n.id),

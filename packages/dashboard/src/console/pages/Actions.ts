@@ -25,7 +25,10 @@ const ACTIONS = Object.keys(
     "bundle.update": true,
     "webhook.resend": true,
     "operator.create": true,
-    "operator.disable": true
+    "operator.disable": true,
+    "operator.password_reset": true,
+    "operator.password_change": true,
+    "email.requeue": true
   } satisfies Record<ActionName, true>
 )
 
