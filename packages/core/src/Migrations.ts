@@ -468,8 +468,8 @@ export const migrations = {
   "0010_console": statements(console),
   "0011_mail_queue": statements(mailQueue),
   "0012_modes": statements(modes),
-  "0013_scrape_figures": statements(scrapeFigures),
-  "0014_payment_codes": statements(paymentCodes)
+  "0014_payment_codes": statements(paymentCodes),
+  "0015_scrape_figures": statements(scrapeFigures)
 }
 
 /** The table recording which migrations a database has. */
