@@ -8,7 +8,7 @@
  */
 import { Account, ApiKey, type RateLimit } from "@databundle/contract"
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { Cache, Effect, Option, Redacted, Schema } from "effect"
+import { Deferred, Duration, Effect, FiberId, Option, Redacted, Schema } from "effect"
 import { orDie, rowsOrDie } from "./Database.js"
 import { Settings } from "./Settings.js"
 import * as Tokens from "./Tokens.js"
@@ -114,15 +114,59 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("core/ApiKeys", {
       )
 
     // Keyed by hash, never by the key itself; unknown keys are cached too, so a flood of
-    // one bad key costs one query per TTL. Capacity bounds memory.
-    const cache = yield* Cache.make({ capacity: 50_000, timeToLive: settings.authCacheTtl, lookup })
+    // one bad key costs one query per TTL (concurrent misses share one lookup). A plain map
+    // with a time limit: a hit is one map read and a clock read, no fiber work. Capacity
+    // bounds memory: past it the oldest entry goes. A lookup started before an entry was
+    // forgotten (revoke, suspension) does not store its answer.
+    const ttlMillis = Duration.toMillis(settings.authCacheTtl)
+    const CAPACITY = 50_000
+    const entries = new Map<string, { readonly expires: number; readonly value: Option.Option<Principal> }>()
+    const pending = new Map<string, Deferred.Deferred<Option.Option<Principal>>>()
+    let generation = 0
+
+    const store = (hash: string, value: Option.Option<Principal>) => {
+      entries.delete(hash)
+      if (entries.size >= CAPACITY) entries.delete(entries.keys().next().value!)
+      entries.set(hash, { expires: Date.now() + ttlMillis, value })
+    }
+
+    const miss = (hash: string) =>
+      Effect.suspend(() => {
+        const waiting = pending.get(hash)
+        if (waiting !== undefined) return Deferred.await(waiting)
+        const deferred = Deferred.unsafeMake<Option.Option<Principal>>(FiberId.none)
+        pending.set(hash, deferred)
+        const started = generation
+        return lookup(hash).pipe(
+          Effect.tap((value) => {
+            if (started === generation) store(hash, value)
+          }),
+          Effect.exit,
+          Effect.flatMap((exit) => {
+            if (pending.get(hash) === deferred) pending.delete(hash)
+            return Effect.zipRight(Deferred.done(deferred, exit), exit)
+          }),
+          // Once started, the lookup runs to its end, so its waiters always get an answer.
+          Effect.uninterruptible,
+          Effect.withSpan("ApiKeys.authenticate", { captureStackTrace: false })
+        )
+      })
+
+    const forget = (hash: string) =>
+      Effect.sync(() => {
+        generation++
+        entries.delete(hash)
+        pending.delete(hash)
+      })
 
     /** The principal of a key; `None` for a malformed, unknown or revoked key or a suspended account. */
-    const authenticate = (key: Redacted.Redacted<string>) => {
+    const authenticate = (key: Redacted.Redacted<string>): Effect.Effect<Option.Option<Principal>> => {
       const value = Redacted.value(key)
-      return Tokens.looksLikeApiKey(value)
-        ? cache.get(Tokens.sha256Hex(value)).pipe(Effect.withSpan("ApiKeys.authenticate", { captureStackTrace: false }))
-        : Effect.succeed(Option.none<Principal>())
+      if (!Tokens.looksLikeApiKey(value)) return Effect.succeed(Option.none<Principal>())
+      const hash = Tokens.sha256Hex(value)
+      const entry = entries.get(hash)
+      if (entry !== undefined && entry.expires > Date.now()) return Effect.succeed(entry.value)
+      return miss(hash)
     }
 
     /**
@@ -221,7 +265,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("core/ApiKeys", {
       if (row === undefined) {
         return yield* new ApiKey.ApiKeyNotFound({ message: `Key ${keyId} not found on account ${accountId}` })
       }
-      yield* cache.invalidate(row.key_hash)
+      yield* forget(row.key_hash)
       return toView(row)
     })
 
@@ -240,7 +284,11 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("core/ApiKeys", {
       rowsOrDie(listRows(accountId)).pipe(Effect.map((rows) => rows.map(toView)), Effect.withSpan("ApiKeys.list"))
 
     /** Forgets every cached authentication, for changes that touch a whole account (suspension, price group). */
-    const forgetAll = cache.invalidateAll
+    const forgetAll = Effect.sync(() => {
+      generation++
+      entries.clear()
+      pending.clear()
+    })
 
     return { authenticate, create, testAccount, accountFor, revoke, list, forgetAll }
   })

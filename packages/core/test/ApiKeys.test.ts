@@ -1,7 +1,7 @@
 import { Account, ApiKey } from "@databundle/contract"
 import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
-import { Effect, Layer, Option, Redacted } from "effect"
+import { Effect, Fiber, Layer, Option, Redacted, TestServices } from "effect"
 import { Accounts } from "../src/Accounts.js"
 import { ApiKeys } from "../src/ApiKeys.js"
 import * as Tokens from "../src/Tokens.js"
@@ -59,6 +59,30 @@ for (const target of targets) {
           assert.isTrue(Option.isNone(yield* authenticate(b.api_key)))
           yield* accounts.update(account, { status: "active" })
           assert.isTrue(Option.isSome(yield* authenticate(b.api_key)))
+        }))
+
+      it.effect("concurrent first uses share one answer; an interrupted lookup leaves no one waiting", () =>
+        Effect.gen(function*() {
+          const keys = yield* ApiKeys
+          const account = yield* fundedAccount(0n)
+          const a = yield* keys.create(account)
+          const answers = yield* Effect.all(Array.from({ length: 20 }, () => authenticate(a.api_key)), {
+            concurrency: "unbounded"
+          })
+          for (const answer of answers) assert.strictEqual(Option.getOrThrow(answer).keyId, a.id)
+          // A request cut while its key is being looked up: the next use of the key still gets an answer.
+          const b = yield* keys.create(account)
+          const cut = yield* Effect.fork(authenticate(b.api_key))
+          yield* Effect.yieldNow()
+          yield* Fiber.interrupt(cut)
+          const again = yield* authenticate(b.api_key).pipe(Effect.timeout("10 seconds"), TestServices.provideLive)
+          assert.strictEqual(Option.getOrThrow(again).keyId, b.id)
+          // Revoked while a lookup may be under way: refused once the revoke has answered.
+          const c = yield* keys.create(account)
+          const racing = yield* Effect.fork(authenticate(c.api_key))
+          yield* keys.revoke(account, c.id)
+          yield* Fiber.join(racing)
+          assert.isTrue(Option.isNone(yield* authenticate(c.api_key)))
         }))
 
       it.effect("keys of another account or unknown ids are not found", () =>

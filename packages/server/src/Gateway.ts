@@ -105,23 +105,21 @@ export const make = (api: HttpApi.HttpApi.Any, routes: Routes.Routes) =>
     const unmatched = metrics.route("", Metrics.UNMATCHED)
     const authFailures: ReadonlyArray<RateLimiter.Quota> = [{ scope: "auth", limit: settings.authFailureLimit }]
 
-    /** Sends a decision's headers with the response; a refusal is a 429. */
-    const enforce = (decision: RateLimiter.RateDecision, headers: ResponseHeaders) =>
-      Effect.gen(function*() {
-        headers["x-ratelimit-limit"] = String(decision.limit)
-        headers["x-ratelimit-remaining"] = String(decision.remaining)
-        headers["x-ratelimit-reset"] = String(decision.resetSeconds)
-        if (!decision.allowed) {
-          metrics.rateLimited(decision.scope)
-          headers["retry-after"] = String(decision.retryAfterSeconds)
-          return yield* new ApiError.RateLimited({
-            message: `Rate limit exceeded (${decision.limit} per minute for ${
-              SCOPE_NAMES[decision.scope]
-            }); retry in ${decision.retryAfterSeconds} s`,
-            retry_after: decision.retryAfterSeconds
-          })
-        }
+    /** Sends a decision's headers with the response; a refusal is a 429, returned (a plain check, no Effect). */
+    const enforce = (decision: RateLimiter.RateDecision, headers: ResponseHeaders) => {
+      headers["x-ratelimit-limit"] = String(decision.limit)
+      headers["x-ratelimit-remaining"] = String(decision.remaining)
+      headers["x-ratelimit-reset"] = String(decision.resetSeconds)
+      if (decision.allowed) return undefined
+      metrics.rateLimited(decision.scope)
+      headers["retry-after"] = String(decision.retryAfterSeconds)
+      return new ApiError.RateLimited({
+        message: `Rate limit exceeded (${decision.limit} per minute for ${
+          SCOPE_NAMES[decision.scope]
+        }); retry in ${decision.retryAfterSeconds} s`,
+        retry_after: decision.retryAfterSeconds
       })
+    }
 
     /**
      * Who sent the request. Credentials that fail count against the client's address and,
@@ -171,7 +169,7 @@ export const make = (api: HttpApi.HttpApi.Any, routes: Routes.Routes) =>
         if (kind === "apiKey") subjects.push(`key-prefix:${Tokens.displayPrefix(given)}`)
         for (const subject of subjects) {
           const decision = yield* limiter.consume(subject, authFailures)
-          if (!decision.allowed) yield* enforce(decision, headers)
+          if (!decision.allowed) return yield* enforce(decision, headers)!
         }
         return { _tag: "Refused" } as const
       })
@@ -182,28 +180,30 @@ export const make = (api: HttpApi.HttpApi.Any, routes: Routes.Routes) =>
       caller: RequestContext.Caller,
       address: string,
       headers: ResponseHeaders
-    ) =>
-      Effect.gen(function*() {
-        if (policy.rateLimitScopes.length === 0) return
-        const limits = caller._tag === "Reseller"
-          ? caller.principal.limits
-          : caller._tag === "Holder"
-          ? caller.session.limits
-          : {}
-        // Per account, all its keys together: test keys count against their live account too.
-        const subject = caller._tag === "Reseller"
-          ? `account:${caller.principal.ownerId}`
-          : caller._tag === "Holder"
-          ? `account:${caller.session.accountId}`
-          : `address:${address}`
-        const quotas = policy.rateLimitScopes.map((scope) => ({
-          scope,
-          limit: scope === "dashboard" || scope === "access"
-            ? settings.dashboardLimits[scope]
-            : limits[scope] ?? settings.rateLimits[scope]
-        }))
-        yield* enforce(yield* limiter.consume(subject, quotas), headers)
+    ): Effect.Effect<void, ApiError.RateLimited> => {
+      if (policy.rateLimitScopes.length === 0) return Effect.void
+      const limits = caller._tag === "Reseller"
+        ? caller.principal.limits
+        : caller._tag === "Holder"
+        ? caller.session.limits
+        : {}
+      // Per account, all its keys together: test keys count against their live account too.
+      const subject = caller._tag === "Reseller"
+        ? `account:${caller.principal.ownerId}`
+        : caller._tag === "Holder"
+        ? `account:${caller.session.accountId}`
+        : `address:${address}`
+      const quotas = policy.rateLimitScopes.map((scope) => ({
+        scope,
+        limit: scope === "dashboard" || scope === "access"
+          ? settings.dashboardLimits[scope]
+          : limits[scope] ?? settings.rateLimits[scope]
+      }))
+      return Effect.flatMap(limiter.consume(subject, quotas), (decision) => {
+        const refused = enforce(decision, headers)
+        return refused === undefined ? Effect.void : Effect.fail(refused)
       })
+    }
 
     /**
      * Reads the body of an endpoint with a payload: its framing refused at once (413, 400,
@@ -274,7 +274,8 @@ export const make = (api: HttpApi.HttpApi.Any, routes: Routes.Routes) =>
       decision: Routes.Decision,
       target: { readonly path: string; readonly query: string },
       bodyRead: Effect.Effect<void>,
-      headers: ResponseHeaders
+      headers: ResponseHeaders,
+      info: RequestContext.RequestInfo
     ) =>
       Effect.gen(function*() {
         if (decision._tag === "Static") {
@@ -292,7 +293,6 @@ export const make = (api: HttpApi.HttpApi.Any, routes: Routes.Routes) =>
         if (area === undefined) return yield* notFound()
         if (area.credentials === "session" || area.credentials === "console") Object.assign(headers, DASHBOARD_HEADERS)
         const address = ClientAddress.of(request, trusted)
-        const info = yield* FiberRef.get(RequestContext.current)
         info.address = address
         const caller = yield* identify(request, area, address, headers)
         // The console's pages read the admin API too: its answers to them are never cached or framed.
@@ -358,7 +358,7 @@ export const make = (api: HttpApi.HttpApi.Any, routes: Routes.Routes) =>
         const bodyRead = Effect.sync(() => {
           info.closeAfter = false
         })
-        return yield* handle(app, request, decision, target, bodyRead, headers).pipe(
+        return yield* handle(app, request, decision, target, bodyRead, headers, info).pipe(
           Effect.catchAllCause((cause) => toEnvelope(cause, request, decision, target.path)),
           Effect.catchAll(withRequestId)
         )
