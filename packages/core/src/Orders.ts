@@ -127,8 +127,14 @@ const RECOVERY_DELAY_SECONDS = 30
 const PROVIDER_TIMEOUT = Duration.seconds(20)
 /** After this long pending, the worker stops asking and leaves the order to the operator. */
 const GIVE_UP_AFTER = Duration.hours(24)
-/** How far ahead a claim moves an order's next check, so no other process takes it meanwhile. */
-const CLAIM_LEASE_SECONDS = 60
+/**
+ * How far ahead a claim moves an order's next check, so no other process takes it meanwhile:
+ * one provider call's time limit and a little more. It is also how long an order claimed by a
+ * process that died waits before another process checks it. A check repeated after the lease
+ * (a slow batch) is harmless: the provider places by our order number, so a second call is a
+ * replay, and settling needs the order still pending.
+ */
+const CLAIM_LEASE_SECONDS = Duration.toSeconds(PROVIDER_TIMEOUT) + 5
 
 /**
  * The placement's ledger entry without a balance, because the wallet was short: a not-null
