@@ -1,9 +1,9 @@
 /**
  * Operators: the people who run the business from the console, with passwords of their own
  * (scrypt, as the dashboard users') and sessions of their own (`operator_sessions`, the token
- * stored only as its SHA-256 hash, the CSRF token derived from it, as the dashboard's). A
- * session ends 30 days after sign-in, after 7 days unused, at sign-out, or when its operator
- * is disabled. Sign-in failures are throttled as the dashboard's are, with counts of their own.
+ * stored only as its SHA-256 hash, the CSRF token derived from it, as the dashboard's). An
+ * operator's session moves money, so it is short: it ends 12 hours after sign-in (a working
+ * day), after 2 hours unused, at sign-out, or when its operator is disabled. Sign-in failures are throttled as the dashboard's are, with counts of their own.
  */
 import { ApiError, Operator } from "@databundle/contract"
 import { SqlClient } from "@effect/sql"
@@ -12,9 +12,14 @@ import { randomBytes } from "node:crypto"
 import { isUniqueViolation, orDie } from "./Database.js"
 import * as Passwords from "./Passwords.js"
 import { RateLimiter } from "./RateLimiter.js"
-import { ABSOLUTE_DAYS, csrfToken, IDLE_DAYS, looksLikeToken, newToken } from "./Sessions.js"
+import { csrfToken, looksLikeToken, newToken } from "./Sessions.js"
 import * as Tokens from "./Tokens.js"
 import { signInThrottle } from "./Users.js"
+
+/** How long an operator's session lasts from sign-in, in hours. */
+const SESSION_HOURS = 12
+/** How long an operator's session lasts unused, in hours. */
+const IDLE_HOURS = 2
 
 /** Who an operator session is. */
 export interface OperatorPrincipal {
@@ -125,7 +130,7 @@ export class Operators extends Effect.Service<Operators>()("core/Operators", {
       const { hash, token } = newToken()
       const [session] = yield* orDie(sql<{ id: string | number; expires_at: Date }>`
         INSERT INTO operator_sessions (token_hash, operator_id, expires_at)
-        VALUES (${hash}, ${row.id}, now() + make_interval(days => ${ABSOLUTE_DAYS}))
+        VALUES (${hash}, ${row.id}, now() + make_interval(hours => ${SESSION_HOURS}))
         RETURNING id, expires_at
       `)
       return {
@@ -144,7 +149,7 @@ export class Operators extends Effect.Service<Operators>()("core/Operators", {
         SELECT s.id, s.operator_id, s.expires_at, s.last_seen_at < now() - interval '1 minute' AS stale
         FROM operator_sessions s JOIN operators o ON o.id = s.operator_id
         WHERE s.token_hash = ${Tokens.sha256Hex(token)} AND s.ended_at IS NULL AND s.expires_at > now()
-          AND s.last_seen_at > now() - make_interval(days => ${IDLE_DAYS}) AND o.disabled_at IS NULL
+          AND s.last_seen_at > now() - make_interval(hours => ${IDLE_HOURS}) AND o.disabled_at IS NULL
       `)
       if (row === undefined) return Option.none<OperatorPrincipal>()
       if (row.stale) yield* orDie(sql`UPDATE operator_sessions SET last_seen_at = now() WHERE id = ${row.id}`)

@@ -138,6 +138,17 @@ for (const target of targets) {
           assert.strictEqual(current.status, 200)
           assert.strictEqual(current.json.csrf_token, console.csrf)
           assert.strictEqual(current.json.operator.email, email)
+          // A working day, not a month: an operator's session moves money.
+          const lasts = new Date(response.json.expires_at).getTime() - Date.now()
+          assert.isTrue(lasts > 11.9 * 3600_000 && lasts <= 12 * 3600_000, `expires in ${lasts} ms`)
+          // Two hours unused end it.
+          const sql = yield* SqlClient.SqlClient
+          const idle = yield* signIn(email)
+          const idleConsole = { ...console, cookie: cookieOf(idle.headers["set-cookie"]!), csrf: idle.json.csrf_token }
+          yield* sql`UPDATE operator_sessions SET last_seen_at = now() - interval '2 hours 1 minute'
+            WHERE id = (SELECT max(id) FROM operator_sessions)`
+          assert.strictEqual((yield* call(idleConsole, "GET", `${CONSOLE}/session`)).status, 401)
+          assert.strictEqual((yield* call(console, "GET", `${CONSOLE}/session`)).status, 200)
 
           assert.strictEqual((yield* call(undefined, "GET", `${CONSOLE}/session`)).status, 401)
           assert.strictEqual(
