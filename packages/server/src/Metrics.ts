@@ -83,213 +83,157 @@ export class Metrics extends Effect.Service<Metrics>()("server/Metrics", {
       registers: [registry]
     })
 
-    /** Runs a query for a scrape; a failure is logged and leaves the gauge without samples. */
-    const scrape = <A>(gauge: Gauge<string>, query: Effect.Effect<A, unknown>, set: (value: A) => void) =>
-      Runtime.runPromise(runtime)(
-        query.pipe(
-          Effect.timeout("5 seconds"),
-          Effect.match({
-            onFailure: (error) => {
-              gauge.reset()
-              Runtime.runFork(runtime)(
-                Effect.logWarning("metrics: a database figure could not be read").pipe(
-                  Effect.annotateLogs({
-                    metric: (gauge as unknown as { name: string }).name,
-                    error: Cause.pretty(Cause.fail(error))
-                  })
-                )
-              )
-            },
-            onSuccess: (value) => {
-              gauge.reset()
-              set(value)
-            }
-          })
-        )
-      )
+    /**
+     * A gauge of figures of the database: the same from every process on it, so taken once
+     * across workers. Each scrape runs `query`; `set` writes its answer. A failed query is
+     * logged and leaves the gauge without samples.
+     */
+    const databaseGauge = <A>(options: {
+      readonly name: string
+      readonly help: string
+      readonly labelNames?: ReadonlyArray<string>
+      readonly query: Effect.Effect<A, unknown>
+      readonly set: (gauge: Gauge<string>, value: A) => void
+    }) => {
+      const gauge: Gauge<string> = new Gauge({
+        name: options.name,
+        help: options.help,
+        labelNames: options.labelNames ?? [],
+        aggregator: "first",
+        registers: [registry],
+        collect: () =>
+          Runtime.runPromise(runtime)(
+            options.query.pipe(
+              Effect.timeout("5 seconds"),
+              Effect.match({
+                onFailure: (error) => {
+                  gauge.reset()
+                  Runtime.runFork(runtime)(
+                    Effect.logWarning("metrics: a database figure could not be read").pipe(
+                      Effect.annotateLogs({ metric: options.name, error: Cause.pretty(Cause.fail(error)) })
+                    )
+                  )
+                },
+                onSuccess: (value) => {
+                  gauge.reset()
+                  options.set(gauge, value)
+                }
+              })
+            )
+          )
+      })
+    }
 
-    // Figures of the database: the same from every process on it, so taken once across workers.
-    new Gauge({
+    databaseGauge({
       name: "bundles_orders",
       help: "Live orders in the database by status (test keys' orders are not counted)",
-      labelNames: ["status"] as const,
-      aggregator: "first",
-      registers: [registry],
-      collect() {
-        return scrape(
-          this,
-          sql<
-            { status: string; count: number }
-          >`SELECT status, count(*)::int AS count FROM orders WHERE mode = 'live' GROUP BY status`,
-          (rows) => {
-            for (const status of ["pending", "successful", "failed"]) this.set({ status }, 0)
-            for (const row of rows) this.set({ status: row.status }, Number(row.count))
-          }
-        )
+      labelNames: ["status"],
+      query: sql<{ status: string; count: number }>`
+        SELECT status, count(*)::int AS count FROM orders WHERE mode = 'live' GROUP BY status`,
+      set: (gauge, rows) => {
+        for (const status of ["pending", "successful", "failed"]) gauge.set({ status }, 0)
+        for (const row of rows) gauge.set({ status: row.status }, Number(row.count))
       }
     })
-    new Gauge({
+    databaseGauge({
       name: "bundles_pending_orders",
       help: "Pending live orders by how long ago they were placed",
-      labelNames: ["age"] as const,
-      aggregator: "first",
-      registers: [registry],
-      collect() {
-        return scrape(
-          this,
-          sql<{ under_1m: number; "1m_to_5m": number; "5m_to_30m": number; over_30m: number }>`
-            SELECT
-              count(*) FILTER (WHERE created_at > now() - interval '1 minute')::int AS under_1m,
-              count(*) FILTER (WHERE created_at <= now() - interval '1 minute'
-                AND created_at > now() - interval '5 minutes')::int AS "1m_to_5m",
-              count(*) FILTER (WHERE created_at <= now() - interval '5 minutes'
-                AND created_at > now() - interval '30 minutes')::int AS "5m_to_30m",
-              count(*) FILTER (WHERE created_at <= now() - interval '30 minutes')::int AS over_30m
-            FROM orders WHERE status = 'pending' AND mode = 'live'`,
-          ([row]) => {
-            for (const [age, count] of Object.entries(row ?? {})) this.set({ age }, Number(count))
-          }
-        )
+      labelNames: ["age"],
+      query: sql<{ under_1m: number; "1m_to_5m": number; "5m_to_30m": number; over_30m: number }>`
+        SELECT
+          count(*) FILTER (WHERE created_at > now() - interval '1 minute')::int AS under_1m,
+          count(*) FILTER (WHERE created_at <= now() - interval '1 minute'
+            AND created_at > now() - interval '5 minutes')::int AS "1m_to_5m",
+          count(*) FILTER (WHERE created_at <= now() - interval '5 minutes'
+            AND created_at > now() - interval '30 minutes')::int AS "5m_to_30m",
+          count(*) FILTER (WHERE created_at <= now() - interval '30 minutes')::int AS over_30m
+        FROM orders WHERE status = 'pending' AND mode = 'live'`,
+      set: (gauge, [row]) => {
+        for (const [age, count] of Object.entries(row ?? {})) gauge.set({ age }, Number(count))
       }
     })
-    new Gauge({
+    databaseGauge({
       name: "bundles_oldest_pending_order_age_seconds",
       help: "Age of the oldest pending live order (0 when none is pending)",
-      aggregator: "first",
-      registers: [registry],
-      collect() {
-        return scrape(
-          this,
-          sql<{ age: number | null }>`
-            SELECT extract(epoch FROM now() - min(created_at))::float8 AS age FROM orders WHERE status = 'pending' AND mode = 'live'`,
-          ([row]) => this.set(Number(row?.age ?? 0))
-        )
-      }
+      query: sql<{ age: number | null }>`
+        SELECT extract(epoch FROM now() - min(created_at))::float8 AS age FROM orders WHERE status = 'pending' AND mode = 'live'`,
+      set: (gauge, [row]) => gauge.set(Number(row?.age ?? 0))
     })
-    new Gauge({
+    databaseGauge({
       name: "bundles_refunded_orders",
       help: "Live orders refunded to their account (failed after the debit)",
-      aggregator: "first",
-      registers: [registry],
-      collect() {
-        return scrape(
-          this,
-          // Kept by each refund's transaction (see Orders.settle): one row, however long the ledger.
-          sql<{ count: string }>`SELECT value AS count FROM figures WHERE name = 'refunded_live_orders'`,
-          ([row]) => this.set(Number(row?.count ?? 0))
-        )
-      }
+      // Kept by each refund's transaction (see Orders.settle): one row, however long the ledger.
+      query: sql<{ count: string }>`SELECT value AS count FROM figures WHERE name = 'refunded_live_orders'`,
+      set: (gauge, [row]) => gauge.set(Number(row?.count ?? 0))
     })
-    new Gauge({
+    databaseGauge({
       name: "bundles_webhook_backlog",
       help: "Webhook events not delivered yet: due now, or waiting for a retry",
-      labelNames: ["state"] as const,
-      aggregator: "first",
-      registers: [registry],
-      collect() {
-        return scrape(
-          this,
-          sql<{ due: number; waiting: number }>`
-            SELECT
-              count(*) FILTER (WHERE next_attempt_at <= now())::int AS due,
-              count(*) FILTER (WHERE next_attempt_at > now())::int AS waiting
-            FROM webhook_events WHERE queued_at IS NOT NULL AND delivered_at IS NULL AND abandoned_at IS NULL`,
-          ([row]) => {
-            this.set({ state: "due" }, Number(row?.due ?? 0))
-            this.set({ state: "waiting" }, Number(row?.waiting ?? 0))
-          }
-        )
+      labelNames: ["state"],
+      query: sql<{ due: number; waiting: number }>`
+        SELECT
+          count(*) FILTER (WHERE next_attempt_at <= now())::int AS due,
+          count(*) FILTER (WHERE next_attempt_at > now())::int AS waiting
+        FROM webhook_events WHERE queued_at IS NOT NULL AND delivered_at IS NULL AND abandoned_at IS NULL`,
+      set: (gauge, [row]) => {
+        gauge.set({ state: "due" }, Number(row?.due ?? 0))
+        gauge.set({ state: "waiting" }, Number(row?.waiting ?? 0))
       }
     })
-    new Gauge({
+    databaseGauge({
       name: "bundles_emails",
       help: "Email in the outbox by state: queued (to send or retry), failed (given up), sent (in the last 24 hours)",
-      labelNames: ["state"] as const,
-      aggregator: "first",
-      registers: [registry],
-      collect() {
-        return scrape(
-          this,
-          // Each count reads a partial index of its own rows, never the whole outbox.
-          sql<{ queued: number; failed: number; sent: number }>`
-            SELECT
-              (SELECT count(*)::int FROM mail_outbox WHERE sent_at IS NULL AND next_attempt_at IS NOT NULL) AS queued,
-              (SELECT count(*)::int FROM mail_outbox
-                WHERE sent_at IS NULL AND next_attempt_at IS NULL AND attempts > 0) AS failed,
-              (SELECT count(*)::int FROM mail_outbox
-                WHERE sent_at IS NOT NULL AND sent_at > now() - interval '24 hours') AS sent`,
-          ([row]) => {
-            this.set({ state: "queued" }, Number(row?.queued ?? 0))
-            this.set({ state: "failed" }, Number(row?.failed ?? 0))
-            this.set({ state: "sent" }, Number(row?.sent ?? 0))
-          }
-        )
+      labelNames: ["state"],
+      // Each count reads a partial index of its own rows, never the whole outbox.
+      query: sql<{ queued: number; failed: number; sent: number }>`
+        SELECT
+          (SELECT count(*)::int FROM mail_outbox WHERE sent_at IS NULL AND next_attempt_at IS NOT NULL) AS queued,
+          (SELECT count(*)::int FROM mail_outbox
+            WHERE sent_at IS NULL AND next_attempt_at IS NULL AND attempts > 0) AS failed,
+          (SELECT count(*)::int FROM mail_outbox
+            WHERE sent_at IS NOT NULL AND sent_at > now() - interval '24 hours') AS sent`,
+      set: (gauge, [row]) => {
+        gauge.set({ state: "queued" }, Number(row?.queued ?? 0))
+        gauge.set({ state: "failed" }, Number(row?.failed ?? 0))
+        gauge.set({ state: "sent" }, Number(row?.sent ?? 0))
       }
     })
-    new Gauge({
+    databaseGauge({
       name: "bundles_oldest_webhook_event_age_seconds",
       help: "Age of the oldest webhook event not delivered yet (0 when none waits)",
-      aggregator: "first",
-      registers: [registry],
-      collect() {
-        return scrape(
-          this,
-          sql<{ age: number | null }>`
-            SELECT extract(epoch FROM now() - min(created_at))::float8 AS age
-            FROM webhook_events WHERE queued_at IS NOT NULL AND delivered_at IS NULL AND abandoned_at IS NULL`,
-          ([row]) => this.set(Number(row?.age ?? 0))
-        )
-      }
+      query: sql<{ age: number | null }>`
+        SELECT extract(epoch FROM now() - min(created_at))::float8 AS age
+        FROM webhook_events WHERE queued_at IS NOT NULL AND delivered_at IS NULL AND abandoned_at IS NULL`,
+      set: (gauge, [row]) => gauge.set(Number(row?.age ?? 0))
     })
-    new Gauge({
+    databaseGauge({
       name: "bundles_upstream_balance",
       help: "Main balance at each upstream with a low-balance threshold, in cedis, as last read",
-      labelNames: ["upstream"] as const,
-      aggregator: "first",
-      registers: [registry],
-      collect() {
-        return scrape(
-          this,
-          sql<{ upstream: string; balance: string }>`SELECT upstream, balance FROM upstream_balances`,
-          (rows) => {
-            for (const row of rows) this.set({ upstream: row.upstream }, Number(Money.formatCedis(BigInt(row.balance))))
-          }
-        )
+      labelNames: ["upstream"],
+      query: sql<{ upstream: string; balance: string }>`SELECT upstream, balance FROM upstream_balances`,
+      set: (gauge, rows) => {
+        for (const row of rows) gauge.set({ upstream: row.upstream }, Number(Money.formatCedis(BigInt(row.balance))))
       }
     })
-    new Gauge({
+    databaseGauge({
       name: "bundles_upstream_balance_low",
       help: "1 while an upstream's balance is below its low-balance threshold, else 0",
-      labelNames: ["upstream"] as const,
-      aggregator: "first",
-      registers: [registry],
-      collect() {
-        return scrape(
-          this,
-          sql<{ upstream: string; low: boolean }>`SELECT upstream, low FROM upstream_balances`,
-          (rows) => {
-            for (const row of rows) this.set({ upstream: row.upstream }, row.low ? 1 : 0)
-          }
-        )
+      labelNames: ["upstream"],
+      query: sql<{ upstream: string; low: boolean }>`SELECT upstream, low FROM upstream_balances`,
+      set: (gauge, rows) => {
+        for (const row of rows) gauge.set({ upstream: row.upstream }, row.low ? 1 : 0)
       }
     })
-    new Gauge({
+    databaseGauge({
       name: "bundles_db_connections",
       help: "The server's Postgres connections (every process on the database) by state: active ones are in use",
-      labelNames: ["state"] as const,
-      aggregator: "first",
-      registers: [registry],
-      collect() {
-        return scrape(
-          this,
-          sql<{ state: string | null; count: number }>`
-            SELECT coalesce(state, 'unknown') AS state, count(*)::int AS count FROM pg_stat_activity
-            WHERE datname = current_database() AND application_name = 'bundles-server'
-            GROUP BY 1`,
-          (rows) => {
-            for (const row of rows) this.set({ state: row.state ?? "unknown" }, Number(row.count))
-          }
-        )
+      labelNames: ["state"],
+      query: sql<{ state: string | null; count: number }>`
+        SELECT coalesce(state, 'unknown') AS state, count(*)::int AS count FROM pg_stat_activity
+        WHERE datname = current_database() AND application_name = 'bundles-server'
+        GROUP BY 1`,
+      set: (gauge, rows) => {
+        for (const row of rows) gauge.set({ state: row.state ?? "unknown" }, Number(row.count))
       }
     })
 
