@@ -21,7 +21,8 @@ const accountLink = (id: number) => h("a", { href: consolePath("account", { id: 
 const orderCells = (o: Order) => [
   o.order_number,
   accountLink(o.account_id),
-  `${o.network} ${o.bundle}`,
+  o.network,
+  o.bundle,
   o.phone_number,
   ghs(o.amount_paid),
   statusBadge(o.status),
@@ -29,7 +30,17 @@ const orderCells = (o: Order) => [
   when(o.created_at)
 ]
 
-const ORDER_COLUMNS = ["Order", "Account", "Bundle", "Number", ["Paid", true] as const, "Status", "Reference", "Placed"]
+const ORDER_COLUMNS = [
+  "Order",
+  "Account",
+  "Network",
+  "Bundle",
+  "Number",
+  ["Paid", true] as const,
+  "Status",
+  "Reference",
+  "Placed"
+]
 
 /** The resolve form of one pending order. */
 const resolveForm = (o: Order): Node => {
@@ -148,7 +159,7 @@ export const orders: Page = {
                   h("strong", null, o.order_number),
                   ` · ${age(o.created_at)} old · `,
                   accountLink(o.account_id),
-                  ` · ${o.network} ${o.bundle} to ${o.phone_number} · ${ghs(o.amount_paid)}`
+                  ` · ${o.bundle} (${o.network}) to ${o.phone_number} · ${ghs(o.amount_paid)}`
                 ),
                 resolveForm(o)
               )
