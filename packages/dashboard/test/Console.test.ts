@@ -244,7 +244,7 @@ describe.each(targets)("operator console ($name)", (target) => {
     await pending.getByLabel("Outcome").selectOption("failed")
     await pending.getByRole("button", { name: `Resolve ${orderNumber}` }).click()
     // A failure needs its reason, shown next to the field.
-    expect(await pending.getByLabel("Reason").getAttribute("aria-invalid")).toBe("true")
+    await expect.poll(() => pending.getByLabel("Reason").getAttribute("aria-invalid")).toBe("true")
     await pending.getByLabel("Reason").fill("Upstream never delivered")
     await pending.getByRole("button", { name: `Resolve ${orderNumber}` }).dblclick()
     await pending.getByText(/failed: GH₵ .* refunded/).waitFor()
@@ -366,7 +366,7 @@ describe.each(targets)("operator console ($name)", (target) => {
     await page.getByLabel("Email").fill(colleague)
     await page.getByLabel("First password").fill("short")
     await page.getByRole("button", { name: "Add operator" }).click()
-    expect(await page.getByLabel("First password").getAttribute("aria-invalid")).toBe("true")
+    await expect.poll(() => page.getByLabel("First password").getAttribute("aria-invalid")).toBe("true")
     await page.getByLabel("First password").fill("abena's first password")
     await page.getByRole("button", { name: "Add operator" }).click()
     await page.getByTestId("operators").getByRole("cell", { name: colleague, exact: true }).waitFor()
