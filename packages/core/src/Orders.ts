@@ -33,6 +33,7 @@ import { Cause, Clock, Data, Duration, Effect, Either, Option, Schedule, Schema 
 import { int8, isUniqueViolation, orDie, sqlState } from "./Database.js"
 import { type FulfillmentOutcome, FulfillmentProvider, type FulfillmentRequest, simulator } from "./Fulfillment.js"
 import * as Page from "./Page.js"
+import { prepared } from "./Postgres.js"
 import { Settings } from "./Settings.js"
 import * as Tokens from "./Tokens.js"
 import { Wallet } from "./Wallet.js"
@@ -343,7 +344,7 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
             placed: boolean
             balance_after: string | null
           }
-        >`
+        >`${prepared(sql)}
           WITH bundle AS (
             SELECT b.key, b.name, n.name AS network_name, n.slug AS network_slug,
               COALESCE(p.price, b.base_price) AS price, a.mode,

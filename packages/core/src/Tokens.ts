@@ -6,17 +6,26 @@ import { createHash, randomBytes } from "node:crypto"
 const UPPER_ALPHANUMERIC = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 const ALPHANUMERIC = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
+// Random bytes are drawn 4 KiB at a time from the system's generator and each is used once:
+// one call serves dozens of identifiers (an order draws three: its number and two event ids).
+let pool = Buffer.alloc(0)
+let used = 0
+
+const nextByte = (): number => {
+  if (used === pool.length) {
+    pool = randomBytes(4096)
+    used = 0
+  }
+  return pool[used++]!
+}
+
 /** `length` characters drawn uniformly from `alphabet` (rejection sampling, so no modulo bias). */
 export const randomString = (alphabet: string, length: number): string => {
   const limit = 256 - (256 % alphabet.length)
   let out = ""
   while (out.length < length) {
-    for (const byte of randomBytes(length * 2)) {
-      if (byte < limit) {
-        out += alphabet[byte % alphabet.length]
-        if (out.length === length) break
-      }
-    }
+    const byte = nextByte()
+    if (byte < limit) out += alphabet[byte % alphabet.length]
   }
   return out
 }

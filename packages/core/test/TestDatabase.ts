@@ -10,6 +10,7 @@ import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, Redacted } from "effect"
 import { randomBytes } from "node:crypto"
 import { migrate } from "../src/Migrations.js"
+import * as Postgres from "../src/Postgres.js"
 
 /** A database to run a suite against. */
 export interface Target {
@@ -45,7 +46,7 @@ export const freshDatabase = (url: string) =>
 export const postgres = (url: string): Layer.Layer<SqlClient.SqlClient> =>
   migrated(Layer.unwrapScoped(Effect.map(
     freshDatabase(url),
-    (fresh) => PgClient.layer({ url: Redacted.make(fresh), maxConnections: 20 })
+    (fresh) => Postgres.layer({ url: Redacted.make(fresh), maxConnections: 20 })
   )))
 
 /** Every database the suites run on here. */

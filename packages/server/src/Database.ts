@@ -2,10 +2,9 @@
  * The database the server runs on: Postgres at `DATABASE_URL`, else the embedded PGlite
  * in the data directory (kept across restarts). Migrations are applied when it opens.
  */
-import { Migrations } from "@databundle/core"
+import { Migrations, Postgres } from "@databundle/core"
 import { PgliteClient } from "@databundle/sql-pglite"
 import { SqlClient } from "@effect/sql"
-import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, Option } from "effect"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
@@ -17,7 +16,7 @@ export type Kind = "postgres" | "embedded"
 
 const client = Layer.unwrapScoped(Effect.gen(function*() {
   const url = yield* ServerConfig.databaseUrl
-  if (Option.isSome(url)) return PgClient.layer({ url: url.value, applicationName: "bundles-server" })
+  if (Option.isSome(url)) return Postgres.layer({ url: url.value, applicationName: "bundles-server" })
   const dataDir = yield* ServerConfig.dataDir
   const dir = path.join(dataDir, "pgdata")
   yield* Effect.promise(() => fs.mkdir(dir, { recursive: true, mode: 0o700 }))
