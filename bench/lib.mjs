@@ -678,6 +678,35 @@ export const rssKb = (pid) => {
   }
 }
 
+/**
+ * CPU seconds of this machine's Postgres: every process named `postgres` (its backends, the
+ * WAL writer and the rest), from /proc; undefined without /proc or without such a process.
+ * The difference over a run is the database's cost of the run while nothing else uses it (a
+ * backend that ends during the run takes its share with it: the runs' connections stay open).
+ */
+export const databaseCpuSeconds = () => {
+  let entries
+  try {
+    entries = fs.readdirSync("/proc")
+  } catch {
+    return undefined
+  }
+  let total
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue
+    let comm
+    try {
+      comm = fs.readFileSync(`/proc/${entry}/comm`, "utf8").trim()
+    } catch {
+      continue
+    }
+    if (comm !== "postgres") continue
+    const seconds = cpuSeconds(Number(entry))
+    if (seconds !== undefined) total = (total ?? 0) + seconds
+  }
+  return total
+}
+
 /** User + system CPU time of a process in seconds, from /proc/<pid>/stat (assumes 100 ticks a second). */
 export const cpuSeconds = (pid) => {
   if (pid === undefined) return undefined

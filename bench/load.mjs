@@ -21,6 +21,7 @@ import {
   buildServer,
   checkBinary,
   createAccount,
+  databaseCpuSeconds,
   DEFAULT_PG,
   fail,
   fmt,
@@ -166,7 +167,8 @@ async function startServer() {
   } else {
     const created = await pg.createDatabase({ keep: opts.keep })
     databaseUrl = created.url
-    database = { kind: `Postgres ${created.version}`, detail: `database ${created.name}` }
+    // (On this machine: --pg must be a loopback address, so its processes can be counted.)
+    database = { kind: `Postgres ${created.version}`, detail: `database ${created.name}`, local: true }
   }
   const server = await spawnServer({
     tmp,
@@ -335,6 +337,13 @@ function printScenario(s) {
       } ms per request (process.cpuUsage of the server's processes)`
     )
   }
+  if (s.databaseCpu !== undefined) {
+    console.log(
+      `  database CPU       ${fmt(s.databaseCpu * 100)}% of one core, ${
+        fmt(s.databaseCpuMsPerRequest, 3)
+      } ms per request (the local Postgres processes, from /proc)`
+    )
+  }
   if (s.rssBefore !== undefined || s.rssAfter !== undefined) {
     console.log(`  server RSS         ${mb(s.rssBefore)} before, ${mb(s.rssMax)} at most, ${mb(s.rssAfter)} after`)
   }
@@ -359,6 +368,7 @@ async function scenario(target, name, makeRequests) {
     rssMax = Math.max(rssMax ?? 0, treeRssKb(target.pid) ?? 0)
   }, 1000)
   const usageBefore = await processUsage(target.pid, target.probeDir)
+  const databaseBefore = target.database.local ? databaseCpuSeconds() : undefined
   let result
   try {
     result = await runLoad({ url: target.url, seconds: SECONDS, requests: makeRequests(tally) })
@@ -366,15 +376,23 @@ async function scenario(target, name, makeRequests) {
     clearInterval(rssTimer)
   }
   if (runState.interrupted) return undefined
+  const databaseAfter = target.database.local ? databaseCpuSeconds() : undefined
   const usageAfter = await processUsage(target.pid, target.probeDir)
   const cpu = usageBefore && usageAfter ? usageAfter.cpu - usageBefore.cpu : undefined
+  const databaseCpu = databaseBefore !== undefined && databaseAfter !== undefined
+    ? databaseAfter - databaseBefore
+    : undefined
   const rssAfter = treeRssKb(target.pid)
   const s = summarize(name, result, tally, {
     rssBefore,
     rssAfter,
     rssMax: Math.max(rssMax ?? 0, rssAfter ?? 0) || undefined,
     serverCpu: cpu === undefined ? undefined : cpu / result.duration,
-    cpuMsPerRequest: cpu === undefined || result.requests.total === 0 ? undefined : cpu * 1000 / result.requests.total
+    cpuMsPerRequest: cpu === undefined || result.requests.total === 0 ? undefined : cpu * 1000 / result.requests.total,
+    databaseCpu: databaseCpu === undefined ? undefined : databaseCpu / result.duration,
+    databaseCpuMsPerRequest: databaseCpu === undefined || result.requests.total === 0
+      ? undefined
+      : databaseCpu * 1000 / result.requests.total
   })
   printScenario(s)
   return s

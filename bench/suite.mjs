@@ -22,6 +22,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import {
+  databaseCpuSeconds,
   DEFAULT_PG,
   fmt,
   intOption,
@@ -124,6 +125,7 @@ async function pgbench(clients, seconds) {
   const init = spawnSync("pgbench", [...conn, "-i", "-s", "1", "-q", db.name], { encoding: "utf8" })
   if (init.status !== 0) throw new Error(`pgbench -i failed: ${init.stderr}`)
   log(`pgbench tpcb-like, scale 1, ${clients} clients, ${seconds} s`)
+  const databaseBefore = databaseCpuSeconds()
   const run = spawnSync(
     "pgbench",
     [
@@ -140,11 +142,20 @@ async function pgbench(clients, seconds) {
     ],
     { encoding: "utf8" }
   )
+  const databaseAfter = databaseCpuSeconds()
   if (run.status !== 0) throw new Error(`pgbench failed: ${run.stderr}`)
   const tps = Number(/tps = ([\d.]+)/.exec(run.stdout)?.[1])
   const latency = Number(/latency average = ([\d.]+) ms/.exec(run.stdout)?.[1])
-  console.log(`  pgbench            ${fmt(tps, 0)} tps, mean latency ${fmt(latency, 1)} ms`)
-  return { tps, latencyMs: latency }
+  // The database's CPU per transaction, beside the server's and the database's per order.
+  const databaseCpuMsPerTransaction = databaseBefore !== undefined && databaseAfter !== undefined && tps > 0
+    ? (databaseAfter - databaseBefore) * 1000 / (tps * seconds)
+    : undefined
+  console.log(
+    `  pgbench            ${fmt(tps, 0)} tps, mean latency ${fmt(latency, 1)} ms, database CPU ${
+      fmt(databaseCpuMsPerTransaction, 3)
+    } ms per transaction`
+  )
+  return { tps, latencyMs: latency, databaseCpuMsPerTransaction }
 }
 
 /** A floor server (bench/floor.mjs) under GET /api/v1/networks: req/s, latency, CPU per request. */
@@ -301,12 +312,18 @@ runMain("bench suite", async () => {
   const reqs = (s) =>
     s === undefined
       ? "n/a"
-      : `${fmt(s.rps, 0)} req/s, p99 ${s.p99} ms, ${fmt(s.cpuMsPerRequest, 3)} ms CPU/req, RSS ≤ ${mb(s.rssMax)}`
+      : `${fmt(s.rps, 0)} req/s, p99 ${s.p99} ms, ${fmt(s.cpuMsPerRequest, 3)} ms CPU/req${
+        s.databaseCpuMsPerRequest === undefined ? "" : ` (database ${fmt(s.databaseCpuMsPerRequest, 3)} ms)`
+      }, RSS ≤ ${mb(s.rssMax)}`
   const ordersRatio = ratio(orders?.rps, figures.pgbench?.tps)
   row(
     `POST /orders, Postgres, ${CONNECTIONS} conn., one account`,
     reqs(orders),
-    figures.pgbench ? `pgbench tpcb-like s=1 c=${CONNECTIONS}: ${fmt(figures.pgbench.tps, 0)} tps` : "n/a",
+    figures.pgbench
+      ? `pgbench tpcb-like s=1 c=${CONNECTIONS}: ${fmt(figures.pgbench.tps, 0)} tps (database ${
+        fmt(figures.pgbench.databaseCpuMsPerTransaction, 3)
+      } ms CPU/tx)`
+      : "n/a",
     ordersRatio,
     `≥ 0.6x, p99 < 25 ms, ≤ 0.5 ms CPU: ${
       verdict(
