@@ -548,7 +548,7 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
 
     /** One order of an account; another account's order is not found, like an unknown one. */
     const get = Effect.fn("Orders.get")(function*(accountId: number, orderNumber: string) {
-      const [row] = !isOrderNumber(orderNumber) ? [] : yield* orDie(sql<OrderRow>`
+      const [row] = !isOrderNumber(orderNumber) ? [] : yield* orDie(sql<OrderRow>`${prepared(sql)}
         SELECT ${sql.literal(ORDER_COLUMNS)} FROM orders o
         WHERE o.order_number = ${orderNumber} AND o.account_id = ${accountId}
       `)

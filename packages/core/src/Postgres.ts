@@ -52,6 +52,12 @@ export interface Options {
   readonly url: Redacted.Redacted<string>
   readonly maxConnections?: number
   readonly applicationName?: string
+  /**
+   * False sends marked statements unnamed like the others: for a connection pooler between
+   * the server and Postgres that hands a session's statements to other connections (PgBouncer
+   * in transaction mode before 1.21, or without `max_prepared_statements`). True by default.
+   */
+  readonly prepare?: boolean
 }
 
 /**
@@ -67,7 +73,7 @@ export const layer = (options: Options): Layer.Layer<PgClient.PgClient | SqlClie
           connectionString: Redacted.value(options.url),
           max: options.maxConnections,
           application_name: options.applicationName,
-          Client: PreparingClient
+          Client: options.prepare === false ? pg.Client : PreparingClient
         })
         // A connection lost while idle is replaced at its next use; it must not end the process.
         pool.on("error", () => {})

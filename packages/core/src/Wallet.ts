@@ -16,6 +16,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
 import { int8, orDie } from "./Database.js"
 import * as Page from "./Page.js"
+import { prepared } from "./Postgres.js"
 import { Webhooks } from "./Webhooks.js"
 
 /** A movement to apply to one wallet. */
@@ -69,7 +70,7 @@ export class Wallet extends Effect.Service<Wallet>()("core/Wallet", {
 
     /** The three balances of an account; `None` when the account does not exist. */
     const balances = Effect.fn("Wallet.balances")(function*(accountId: number) {
-      const rows = yield* orDie(sql<{ kind: WalletContract.WalletKind; balance: string }>`
+      const rows = yield* orDie(sql<{ kind: WalletContract.WalletKind; balance: string }>`${prepared(sql)}
         SELECT kind, balance FROM wallets WHERE account_id = ${accountId}
       `)
       if (rows.length === 0) return Option.none<WalletContract.Balance>()

@@ -42,6 +42,20 @@ describe.skipIf(url === undefined)("Postgres client", () => {
       assert.strictEqual((yield* preparedNow).length, 1)
     }))
 
+  it.scoped("with prepare off, a marked statement is sent unnamed like the others", () =>
+    Effect.gen(function*() {
+      const fresh = yield* freshDatabase(url!)
+      const sql = Context.get(
+        yield* Layer.build(Postgres.layer({ url: Redacted.make(fresh), maxConnections: 1, prepare: false })),
+        SqlClient.SqlClient
+      )
+      for (const n of [1, 2, 3]) {
+        const [row] = yield* sql<{ doubled: number }>`${Postgres.prepared(sql)} SELECT ${n}::int * 2 AS doubled`
+        assert.strictEqual(row!.doubled, n * 2)
+      }
+      assert.deepStrictEqual(yield* sql`SELECT name FROM pg_prepared_statements`, [])
+    }))
+
   it.effect("an unreachable server stops the opening with its reason", () =>
     Effect.gen(function*() {
       const opened = yield* Effect.exit(Effect.scoped(Layer.build(

@@ -16,7 +16,13 @@ export type Kind = "postgres" | "embedded"
 
 const client = Layer.unwrapScoped(Effect.gen(function*() {
   const url = yield* ServerConfig.databaseUrl
-  if (Option.isSome(url)) return Postgres.layer({ url: url.value, applicationName: "bundles-server" })
+  if (Option.isSome(url)) {
+    return Postgres.layer({
+      url: url.value,
+      applicationName: "bundles-server",
+      prepare: yield* ServerConfig.databasePrepared
+    })
+  }
   const dataDir = yield* ServerConfig.dataDir
   const dir = path.join(dataDir, "pgdata")
   yield* Effect.promise(() => fs.mkdir(dir, { recursive: true, mode: 0o700 }))

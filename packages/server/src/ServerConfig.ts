@@ -16,6 +16,12 @@ export const databaseUrl: Config.Config<Option.Option<Redacted.Redacted>> = Conf
   Config.redacted("DATABASE_URL")
 ).pipe(Config.map(Option.filter((url) => url.toString().length > 0)))
 
+/**
+ * `BUNDLES_PG_PREPARED`: the hot statements are prepared once per Postgres connection (the
+ * default); `0` for a connection pooler that cannot keep a connection's prepared statements.
+ */
+export const databasePrepared = Config.boolean("BUNDLES_PG_PREPARED").pipe(Config.withDefault(true))
+
 /** Everything `serve` needs. */
 export const serveConfig = Config.all({
   port: Config.port("PORT").pipe(Config.withDefault(8080)),
