@@ -8,9 +8,10 @@
  */
 import { Account, ApiKey, type RateLimit } from "@databundle/contract"
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { Deferred, Duration, Effect, FiberId, Option, Redacted, Schema } from "effect"
+import { Effect, Option, Redacted, Schema } from "effect"
 import { orDie, rowsOrDie } from "./Database.js"
 import { Settings } from "./Settings.js"
+import * as TimedCache from "./TimedCache.js"
 import * as Tokens from "./Tokens.js"
 
 /** Who an authenticated request acts for, and the account facts every request needs. */
@@ -114,60 +115,27 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("core/ApiKeys", {
       )
 
     // Keyed by hash, never by the key itself; unknown keys are cached too, so a flood of
-    // one bad key costs one query per TTL (concurrent misses share one lookup). A plain map
-    // with a time limit: a hit is one map read and a clock read, no fiber work. Capacity
-    // bounds memory: past it the oldest entry goes. A lookup started before an entry was
-    // forgotten (revoke, suspension) does not store its answer.
-    const ttlMillis = Duration.toMillis(settings.authCacheTtl)
-    const CAPACITY = 50_000
-    const entries = new Map<string, { readonly expires: number; readonly value: Option.Option<Principal> }>()
-    const pending = new Map<string, Deferred.Deferred<Option.Option<Principal>>>()
-    let generation = 0
-
-    const store = (hash: string, value: Option.Option<Principal>) => {
-      entries.delete(hash)
-      if (entries.size >= CAPACITY) entries.delete(entries.keys().next().value!)
-      entries.set(hash, { expires: Date.now() + ttlMillis, value })
-    }
-
-    const miss = (hash: string) =>
-      Effect.suspend(() => {
-        const waiting = pending.get(hash)
-        if (waiting !== undefined) return Deferred.await(waiting)
-        const deferred = Deferred.unsafeMake<Option.Option<Principal>>(FiberId.none)
-        pending.set(hash, deferred)
-        const started = generation
-        return lookup(hash).pipe(
-          Effect.tap((value) => {
-            if (started === generation) store(hash, value)
-          }),
-          Effect.exit,
-          Effect.flatMap((exit) => {
-            if (pending.get(hash) === deferred) pending.delete(hash)
-            return Effect.zipRight(Deferred.done(deferred, exit), exit)
-          }),
-          // Once started, the lookup runs to its end, so its waiters always get an answer.
-          Effect.uninterruptible,
-          Effect.withSpan("ApiKeys.authenticate", { captureStackTrace: false })
-        )
-      })
-
-    const forget = (hash: string) =>
-      Effect.sync(() => {
-        generation++
-        entries.delete(hash)
-        pending.delete(hash)
-      })
+    // one bad key costs one query per TTL. Revoking a key or changing an account forgets
+    // here at once (see TimedCache for why that is exact).
+    const cache = TimedCache.make({
+      lookup,
+      timeToLive: settings.authCacheTtl,
+      capacity: 50_000,
+      span: "ApiKeys.authenticate"
+    })
 
     /** The principal of a key; `None` for a malformed, unknown or revoked key or a suspended account. */
     const authenticate = (key: Redacted.Redacted<string>): Effect.Effect<Option.Option<Principal>> => {
       const value = Redacted.value(key)
-      if (!Tokens.looksLikeApiKey(value)) return Effect.succeed(Option.none<Principal>())
-      const hash = Tokens.sha256Hex(value)
-      const entry = entries.get(hash)
-      if (entry !== undefined && entry.expires > Date.now()) return Effect.succeed(entry.value)
-      return miss(hash)
+      return Tokens.looksLikeApiKey(value) ? cache.get(Tokens.sha256Hex(value)) : Effect.succeed(Option.none())
     }
+
+    /**
+     * What `authenticate` would answer for a key from the cache alone, synchronously:
+     * `undefined` when it would have to look the key up (not cached, or expired).
+     */
+    const peek = (key: string): Option.Option<Principal> | undefined =>
+      Tokens.looksLikeApiKey(key) ? cache.peek(Tokens.sha256Hex(key)) : Option.none()
 
     /**
      * The test account of a live account, made on first use: a hidden account with its own
@@ -265,7 +233,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("core/ApiKeys", {
       if (row === undefined) {
         return yield* new ApiKey.ApiKeyNotFound({ message: `Key ${keyId} not found on account ${accountId}` })
       }
-      yield* forget(row.key_hash)
+      yield* cache.forget(row.key_hash)
       return toView(row)
     })
 
@@ -284,12 +252,8 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("core/ApiKeys", {
       rowsOrDie(listRows(accountId)).pipe(Effect.map((rows) => rows.map(toView)), Effect.withSpan("ApiKeys.list"))
 
     /** Forgets every cached authentication, for changes that touch a whole account (suspension, price group). */
-    const forgetAll = Effect.sync(() => {
-      generation++
-      entries.clear()
-      pending.clear()
-    })
+    const forgetAll = cache.forgetAll
 
-    return { authenticate, create, testAccount, accountFor, revoke, list, forgetAll }
+    return { authenticate, peek, create, testAccount, accountFor, revoke, list, forgetAll }
   })
 }) {}

@@ -42,6 +42,8 @@ export * as Sessions from "./Sessions.js"
 export * as Stats from "./Stats.js"
 /** Tunables. */
 export * as Settings from "./Settings.js"
+/** Caches whose answers expire, readable synchronously. */
+export * as TimedCache from "./TimedCache.js"
 /** Random identifiers and secrets. */
 export * as Tokens from "./Tokens.js"
 /** Dashboard users: registration, verification, sign-in, passwords. */
