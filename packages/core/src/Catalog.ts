@@ -8,9 +8,10 @@
  */
 import { ApiError, Bundle, type Catalog as CatalogFile, Network } from "@databundle/contract"
 import { SqlClient } from "@effect/sql"
-import { Cache, Data, Effect, Option } from "effect"
+import { Data, Effect, Option } from "effect"
 import { int8, orDie } from "./Database.js"
 import { Settings } from "./Settings.js"
+import * as TimedCache from "./TimedCache.js"
 
 interface NetworkRow {
   readonly id: number
@@ -59,9 +60,10 @@ export class Catalog extends Effect.Service<Catalog>()("core/Catalog", {
     const sql = yield* SqlClient.SqlClient
     const settings = yield* Settings
 
-    const networksCache = yield* Cache.make({
+    const networksCache = TimedCache.make({
       capacity: 1,
       timeToLive: settings.catalogCacheTtl,
+      span: "Catalog.networks.lookup",
       lookup: (_: "all") =>
         orDie(sql<Network.Network & { bundles_count: string | number }>`
           SELECT n.id, n.name, n.slug, n.color, n.delivery, count(b.id) AS bundles_count
@@ -72,9 +74,10 @@ export class Catalog extends Effect.Service<Catalog>()("core/Catalog", {
         `).pipe(Effect.map((rows) => rows.map((row) => ({ ...row, bundles_count: Number(row.bundles_count) }))))
     })
 
-    const bundlesCache = yield* Cache.make({
+    const bundlesCache = TimedCache.make({
       capacity: 1_000,
       timeToLive: settings.catalogCacheTtl,
+      span: "Catalog.bundles.lookup",
       lookup: (networkId: number) =>
         Effect.gen(function*() {
           const [network] = yield* sql<{ name: string }>`SELECT name FROM networks WHERE id = ${networkId} AND active`
@@ -111,6 +114,24 @@ export class Catalog extends Effect.Service<Catalog>()("core/Catalog", {
     /** Active networks, in the operator's order, with how many bundles each lists (the same array while cached). */
     const networks = networksCache.get("all").pipe(Effect.withSpan("Catalog.networks"))
 
+    /** What `networks` would give from the cache alone, synchronously; `undefined` when it would read the database. */
+    const peekNetworks = () => networksCache.peek("all")
+
+    /** A cached network's listing for a price group, made once per cached read. */
+    const listingOf = (found: PricedBundles, priceGroupId: number | null) => {
+      const made = found.listings.get(priceGroupId)
+      if (made !== undefined) return made
+      const listing = {
+        network: found.network,
+        bundles: found.bundles.map(({ basePrice, bundle, prices }): Bundle.Bundle => ({
+          ...bundle,
+          price: (priceGroupId === null ? undefined : prices.get(priceGroupId)) ?? basePrice
+        }))
+      }
+      found.listings.set(priceGroupId, listing)
+      return listing
+    }
+
     /**
      * A network's bundles, inactive ones included, priced for a price group (`null`: base
      * prices). The same object for as long as the read is cached, so a caller may keep what
@@ -121,18 +142,17 @@ export class Catalog extends Effect.Service<Catalog>()("core/Catalog", {
       if (Option.isNone(found)) {
         return yield* new Network.NetworkNotFound({ message: `Network ${networkId} not found` })
       }
-      const made = found.value.listings.get(priceGroupId)
-      if (made !== undefined) return made
-      const listing = {
-        network: found.value.network,
-        bundles: found.value.bundles.map(({ basePrice, bundle, prices }): Bundle.Bundle => ({
-          ...bundle,
-          price: (priceGroupId === null ? undefined : prices.get(priceGroupId)) ?? basePrice
-        }))
-      }
-      found.value.listings.set(priceGroupId, listing)
-      return listing
+      return listingOf(found.value, priceGroupId)
     })
+
+    /**
+     * What `bundles` would give from the cache alone, synchronously (the same object);
+     * `undefined` when it would read the database or fail (no such network).
+     */
+    const peekBundles = (networkId: number, priceGroupId: number | null) => {
+      const found = bundlesCache.peek(networkId)
+      return found === undefined || Option.isNone(found) ? undefined : listingOf(found.value, priceGroupId)
+    }
 
     /**
      * Upserts networks, bundles, price groups and prices from a catalogue file, in one
@@ -153,8 +173,8 @@ export class Catalog extends Effect.Service<Catalog>()("core/Catalog", {
         )
       }
       const { changes: _, ...summary } = yield* sql.withTransaction(applyImport(sql, file)).pipe(orDie)
-      yield* networksCache.invalidateAll
-      yield* bundlesCache.invalidateAll
+      yield* networksCache.forgetAll
+      yield* bundlesCache.forgetAll
       return summary
     })
 
@@ -241,8 +261,8 @@ export class Catalog extends Effect.Service<Catalog>()("core/Catalog", {
         UPDATE networks SET active = ${active}, updated_at = now() WHERE id = ${id} RETURNING id
       `)
       if (updated.length === 0) return yield* new Network.NetworkNotFound({ message: `Network ${id} not found` })
-      yield* networksCache.invalidateAll
-      yield* bundlesCache.invalidateAll
+      yield* networksCache.forgetAll
+      yield* bundlesCache.forgetAll
       return (yield* adminNetworks(id))[0]!
     })
 
@@ -289,14 +309,24 @@ export class Catalog extends Effect.Service<Catalog>()("core/Catalog", {
             `
           )
         }
-        yield* networksCache.invalidateAll
-        yield* bundlesCache.invalidateAll
+        yield* networksCache.forgetAll
+        yield* bundlesCache.forgetAll
         const network = (yield* adminNetworks(row.network_id))[0]!
         return { before, after: network.bundles.find((b) => b.id === id)! }
       }
     )
 
-    return { networks, bundles, importFile, exportFile, adminNetworks, updateNetwork, updateBundle }
+    return {
+      networks,
+      peekNetworks,
+      bundles,
+      peekBundles,
+      importFile,
+      exportFile,
+      adminNetworks,
+      updateNetwork,
+      updateBundle
+    }
   })
 }) {}
 
