@@ -103,6 +103,11 @@ export class RateLimiter extends Context.Tag("core/RateLimiter")<RateLimiter, {
   readonly consume: (subject: string, quotas: ReadonlyArray<Quota>) => Effect.Effect<RateDecision>
   /** What `consume` would decide, counting nothing. */
   readonly check: (subject: string, quotas: ReadonlyArray<Quota>) => Effect.Effect<RateDecision>
+  /**
+   * `consume`, synchronously: present only where the counts live in this process's memory,
+   * absent where deciding takes a database round trip.
+   */
+  readonly consumeNow?: (subject: string, quotas: ReadonlyArray<Quota>) => RateDecision
 }>() {}
 
 /**
@@ -128,27 +133,27 @@ export const layerMemory: Layer.Layer<RateLimiter> = Layer.scoped(
     })
     yield* Effect.forkScoped(Effect.repeat(sweep, Schedule.spaced("60 seconds")))
 
-    const run = (subject: string, quotas: ReadonlyArray<Quota>, count: boolean) =>
-      Effect.map(Clock.currentTimeMillis, (nowMs) => {
-        const second = Math.floor(nowMs / 1000)
-        const keys = quotas.map((quota) => `${subject}\u0000${quota.scope}`)
-        const lists = keys.map((key) => live(key, second))
-        const decision = decide(quotas, lists, nowMs)
-        if (count && decision.allowed) {
-          keys.forEach((key, i) => {
-            const buckets = lists[i]!
-            const last = buckets[buckets.length - 1]
-            if (last !== undefined && last[0] === second) last[1]++
-            else buckets.push([second, 1])
-            store.set(key, buckets)
-          })
-        }
-        return decision
-      })
+    const run = (subject: string, quotas: ReadonlyArray<Quota>, count: boolean, nowMs: number) => {
+      const second = Math.floor(nowMs / 1000)
+      const keys = quotas.map((quota) => `${subject}\u0000${quota.scope}`)
+      const lists = keys.map((key) => live(key, second))
+      const decision = decide(quotas, lists, nowMs)
+      if (count && decision.allowed) {
+        keys.forEach((key, i) => {
+          const buckets = lists[i]!
+          const last = buckets[buckets.length - 1]
+          if (last !== undefined && last[0] === second) last[1]++
+          else buckets.push([second, 1])
+          store.set(key, buckets)
+        })
+      }
+      return decision
+    }
 
     return RateLimiter.of({
-      consume: (subject, quotas) => run(subject, quotas, true),
-      check: (subject, quotas) => run(subject, quotas, false)
+      consume: (subject, quotas) => Effect.map(Clock.currentTimeMillis, (nowMs) => run(subject, quotas, true, nowMs)),
+      check: (subject, quotas) => Effect.map(Clock.currentTimeMillis, (nowMs) => run(subject, quotas, false, nowMs)),
+      consumeNow: (subject, quotas) => run(subject, quotas, true, Date.now())
     })
   })
 )
