@@ -46,6 +46,9 @@ export const BalanceResponse = Schema.Struct({ success: Succeeded, balance: Bala
 /** 200 of GET /networks. */
 export const NetworksResponse = Schema.Struct({ success: Succeeded, networks: Schema.Array(Network) })
 
+/** The path parameters of GET /networks/{network_id}/bundles. */
+export const BundlesPath = Schema.Struct({ network_id: IntegerText.pipe(Schema.compose(NetworkId)) })
+
 /** 200 of GET /networks/{network_id}/bundles. */
 export const BundlesResponse = Schema.Struct({
   success: Succeeded,
@@ -141,7 +144,7 @@ export class CatalogGroup extends HttpApiGroup.make("catalog")
   )
   .add(
     HttpApiEndpoint.get("bundles", "/networks/:network_id/bundles")
-      .setPath(Schema.Struct({ network_id: IntegerText.pipe(Schema.compose(NetworkId)) }))
+      .setPath(BundlesPath)
       .addSuccess(BundlesResponse)
       .addError(NetworkNotFound)
       .annotate(OpenApi.Summary, "Bundles of a network, in the operator's order, inactive ones included")

@@ -34,6 +34,7 @@ import * as Gateway from "./Gateway.js"
 import * as Health from "./Health.js"
 import * as Metrics from "./Metrics.js"
 import * as Paystack from "./Paystack.js"
+import * as RequestContext from "./RequestContext.js"
 import * as RequestLog from "./RequestLog.js"
 import * as ResellerHandlers from "./ResellerHandlers.js"
 import * as Routes from "./Routes.js"
@@ -186,7 +187,14 @@ export const ApiLive = Layer.mergeAll(
     Layer.provide(DashboardHandlers.layer.pipe(Layer.provide(DashboardAuthLive))),
     Layer.provide(ConsoleHandlers.layer.pipe(Layer.provide(ConsoleAuthLive), Layer.provide(AdminAuthLive)))
   ),
-  HttpApiBuilder.middleware(ServerApi, Gateway.make(ServerApi, routes)),
+  // The gateway, and its answers to the catalogue's reads before the router (the request log asks for them).
+  Layer.unwrapEffect(Effect.gen(function*() {
+    const gateway = yield* Gateway.make(ServerApi, routes, yield* ResellerHandlers.cachedReads)
+    return Layer.merge(
+      HttpApiBuilder.middleware(ServerApi, gateway.middleware),
+      Layer.succeed(RequestContext.EarlyAnswer, gateway.early)
+    )
+  })),
   openApiDocuments,
   Health.routes,
   Paystack.callbackRoute,

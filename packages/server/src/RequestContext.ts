@@ -3,7 +3,8 @@
  * and who the gateway found the request to come from.
  */
 import type { ApiKeys, Operators, Sessions } from "@databundle/core"
-import { FiberRef } from "effect"
+import type { HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Context, FiberRef } from "effect"
 import { randomBytes } from "node:crypto"
 
 /** Where a request's status and duration are counted: its route's metrics. */
@@ -29,6 +30,19 @@ export const current: FiberRef.FiberRef<RequestInfo> = FiberRef.unsafeMake<Reque
   id: "none",
   accountId: undefined
 })
+
+/**
+ * The answer a request has before the router, worked out synchronously from memory, with
+ * what the request log records of it set on `info`; `undefined` sends the request on to the
+ * application. The gateway provides it (`Gateway.make`'s `early`).
+ */
+export class EarlyAnswer extends Context.Tag("server/EarlyAnswer")<
+  EarlyAnswer,
+  (
+    request: HttpServerRequest.HttpServerRequest,
+    info: RequestInfo
+  ) => HttpServerResponse.HttpServerResponse | undefined
+>() {}
 
 /** Who sent a request, as the gateway established it from its credentials. */
 export type Caller =

@@ -8,30 +8,41 @@ import { Effect, Exit, FiberRef, Option, Tracer } from "effect"
 import * as Logging from "./Logging.js"
 import * as RequestContext from "./RequestContext.js"
 
+/**
+ * A response with the request's id and whatever headers the gateway decided on (rate
+ * limits, `Allow`, the dashboard's, closing the connection).
+ */
+const withHeaders = (info: RequestContext.RequestInfo, response: HttpServerResponse.HttpServerResponse) =>
+  info.headers === undefined
+    ? HttpServerResponse.setHeader(response, "x-request-id", info.id)
+    : HttpServerResponse.setHeaders(response, {
+      ...info.headers,
+      ...(info.closeAfter === true ? { connection: "close" } : {}),
+      "x-request-id": info.id
+    })
+
 /** Wraps the whole HTTP app. */
 export const middleware = HttpMiddleware.make((app) =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const info: RequestContext.RequestInfo = { id: RequestContext.newId(), accountId: undefined }
     const started = performance.now()
-    // The one pre-response handler of the request: its id, and whatever headers the gateway
-    // decided on (rate limits, `Allow`, the dashboard's, closing the connection).
-    yield* HttpApp.appendPreResponseHandler((_, response) =>
-      Effect.succeed(
-        info.headers === undefined
-          ? HttpServerResponse.setHeader(response, "x-request-id", info.id)
-          : HttpServerResponse.setHeaders(response, {
-            ...info.headers,
-            ...(info.closeAfter === true ? { connection: "close" } : {}),
-            "x-request-id": info.id
-          })
-      )
-    )
+    // A read the gateway answers from memory skips the application, not this log.
+    const early = yield* Effect.serviceOption(RequestContext.EarlyAnswer)
+    const answer = Option.isSome(early) ? early.value(request, info) : undefined
+    // Otherwise the headers go with the application's answer through the request's one
+    // pre-response handler (errors included).
+    if (answer === undefined) {
+      yield* HttpApp.appendPreResponseHandler((_, response) => Effect.succeed(withHeaders(info, response)))
+    }
     // Only when there is a span: `annotateCurrentSpan` without one builds (and drops) an
     // error with its stack trace, a tenth of a cached read's time.
     const span = yield* Effect.serviceOption(Tracer.ParentSpan)
     if (Option.isSome(span) && span.value._tag === "Span") span.value.attribute("request_id", info.id)
-    return yield* Effect.locally(app, RequestContext.current, info).pipe(
+    const answered = answer === undefined
+      ? Effect.locally(app, RequestContext.current, info)
+      : Effect.succeed(withHeaders(info, answer))
+    return yield* answered.pipe(
       Effect.onExit((exit) => {
         // 499: the client went away before the answer (its order may still have been placed).
         const status = Exit.isSuccess(exit) ? exit.value.status : Exit.isInterrupted(exit) ? 499 : 500

@@ -1,10 +1,11 @@
 /**
  * The public API's handlers: each binds an endpoint of `ResellerApi` to the domain.
  */
-import { Account, ResellerApi } from "@databundle/contract"
+import { Account, type Bundle, type Network, ResellerApi } from "@databundle/contract"
 import { Catalog, Orders, Wallet, Webhooks } from "@databundle/core"
 import { HttpApiBuilder, HttpApp, HttpServerResponse } from "@effect/platform"
 import { Effect, Layer, Option, Schema } from "effect"
+import type * as Gateway from "./Gateway.js"
 import { ServerApi } from "./ServerApi.js"
 
 /** GET /balance and GET /wallet/transactions. */
@@ -35,10 +36,10 @@ export const WalletLive = HttpApiBuilder.group(
  * is cached): the schema's encoding and the JSON are done once per catalogue read, not per
  * request. The router sends a response it is given as it is.
  */
-const encodedOnce = <A extends object, I>(schema: Schema.Schema<A, I>) => {
+const encodedOnce = <A extends object, I, K extends object>(schema: Schema.Schema<A, I>, value: (key: K) => A) => {
   const encode = Schema.encodeSync(schema)
-  const made = new WeakMap<object, HttpServerResponse.HttpServerResponse>()
-  return <K extends object>(key: K, value: (key: K) => A) => {
+  const made = new WeakMap<K, HttpServerResponse.HttpServerResponse>()
+  return (key: K) => {
     let response = made.get(key)
     if (response === undefined) {
       response = HttpServerResponse.uint8Array(new TextEncoder().encode(JSON.stringify(encode(value(key)))), {
@@ -50,22 +51,54 @@ const encodedOnce = <A extends object, I>(schema: Schema.Schema<A, I>) => {
   }
 }
 
+/** The 200 of GET /networks for the catalogue's networks. */
+const networksResponse = encodedOnce(
+  ResellerApi.NetworksResponse,
+  (networks: ReadonlyArray<Network.Network>) => ({ success: true as const, networks })
+)
+
+/** The 200 of GET /networks/{network_id}/bundles for a network's listing. */
+const bundlesResponse = encodedOnce(
+  ResellerApi.BundlesResponse,
+  (listing: { readonly network: string; readonly bundles: ReadonlyArray<Bundle.Bundle> }) => ({
+    success: true as const,
+    ...listing
+  })
+)
+
 /** GET /networks and GET /networks/{network_id}/bundles, from the catalogue's cache. */
 export const CatalogLive = HttpApiBuilder.group(ServerApi, "catalog", (handlers) =>
   Effect.gen(function*() {
     const catalog = yield* Catalog.Catalog
-    const networksResponse = encodedOnce(ResellerApi.NetworksResponse)
-    const bundlesResponse = encodedOnce(ResellerApi.BundlesResponse)
     return handlers
-      .handle("networks", () =>
-        Effect.map(catalog.networks, (networks) =>
-          networksResponse(networks, (networks) => ({ success: true as const, networks }))))
+      .handle("networks", () => Effect.map(catalog.networks, networksResponse))
       .handle("bundles", ({ path }) =>
         Effect.gen(function*() {
           const { priceGroupId } = yield* Account.CurrentAccount
-          const listing = yield* catalog.bundles(path.network_id, priceGroupId)
-          return bundlesResponse(listing, (listing) => ({ success: true as const, ...listing }))
+          return bundlesResponse(yield* catalog.bundles(path.network_id, priceGroupId))
         }))
+  }))
+
+const decodeBundlesPath = Schema.decodeUnknownOption(ResellerApi.BundlesPath)
+
+/**
+ * The catalogue's two reads as the gateway answers them before the router: the responses
+ * above, from what the catalogue has cached, for the caller's price group; the path decoded
+ * by the contract's own schema. Anything else (not cached, no such network, a path the
+ * schema refuses) is left to the handlers.
+ */
+export const cachedReads: Effect.Effect<Readonly<Record<string, Gateway.CachedRead>>, never, Catalog.Catalog> = Effect
+  .map(Catalog.Catalog, (catalog) => ({
+    "catalog.networks": () => {
+      const networks = catalog.peekNetworks()
+      return networks === undefined ? undefined : networksResponse(networks)
+    },
+    "catalog.bundles": (principal, params) => {
+      const path = decodeBundlesPath(params)
+      if (Option.isNone(path)) return undefined
+      const listing = catalog.peekBundles(path.value.network_id, principal.priceGroupId)
+      return listing === undefined ? undefined : bundlesResponse(listing)
+    }
   }))
 
 const placedMessage = (status: string, replayed: boolean) =>
