@@ -127,10 +127,16 @@ export const make = (
   }
 
   const matches = (endpoint: Endpoint, parts: ReadonlyArray<string>) =>
-    endpoint.segments.length === parts.length &&
     endpoint.segments.every((segment, i) =>
       segment.startsWith(":") ? parts[i]!.length <= MAX_PARAM_LENGTH : segment === parts[i]
     )
+  // The endpoints by their number of segments: a path is compared with those of its length only.
+  const byLength = new Map<number, Array<Endpoint>>()
+  for (const endpoint of endpoints) {
+    const same = byLength.get(endpoint.segments.length)
+    if (same === undefined) byLength.set(endpoint.segments.length, [endpoint])
+    else same.push(endpoint)
+  }
 
   /** Decides what a request for `method` and `path` (no query string) is. Fixed segments win over parameters. */
   const decide = (method: string, path: string): Decision => {
@@ -138,7 +144,7 @@ export const make = (
     const parts = canonicalSegments(path)
     if (area === undefined && parts !== undefined && statics?.has(parts)) return { _tag: "Static", segments: parts }
     if (area === undefined || parts === undefined) return { _tag: "NotFound", area }
-    const candidates = endpoints.filter((endpoint) => matches(endpoint, parts))
+    const candidates = (byLength.get(parts.length) ?? []).filter((endpoint) => matches(endpoint, parts))
     const forMethod = candidates
       .filter((endpoint) => endpoint.method === method)
       .sort((a, b) => a.params.length - b.params.length)
