@@ -21,46 +21,54 @@ const withHeaders = (info: RequestContext.RequestInfo, response: HttpServerRespo
       "x-request-id": info.id
     })
 
+/** Counts a finished request in its route's metrics and writes its log line. */
+const finish = (
+  request: HttpServerRequest.HttpServerRequest,
+  info: RequestContext.RequestInfo,
+  started: number,
+  status: number
+) => {
+  const elapsed = performance.now() - started
+  info.route?.observe(status, elapsed / 1000)
+  const annotations = {
+    request_id: info.id,
+    method: request.method,
+    path: RequestContext.pathOf(request.url),
+    status,
+    duration_ms: Math.round(elapsed * 10) / 10,
+    ...(info.accountId === undefined ? {} : { account_id: info.accountId })
+  }
+  return Effect.flatMap(FiberRef.get(Logging.requestLines), (write) =>
+    write === undefined
+      ? Effect.logInfo("request").pipe(Effect.annotateLogs(annotations))
+      : Effect.sync(() => write(Logging.requestLine(annotations))))
+}
+
 /** Wraps the whole HTTP app. */
 export const middleware = HttpMiddleware.make((app) =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const info: RequestContext.RequestInfo = { id: RequestContext.newId(), accountId: undefined }
     const started = performance.now()
-    // A read the gateway answers from memory skips the application, not this log.
-    const early = yield* Effect.serviceOption(RequestContext.EarlyAnswer)
-    const answer = Option.isSome(early) ? early.value(request, info) : undefined
-    // Otherwise the headers go with the application's answer through the request's one
-    // pre-response handler (errors included).
-    if (answer === undefined) {
-      yield* HttpApp.appendPreResponseHandler((_, response) => Effect.succeed(withHeaders(info, response)))
-    }
     // Only when there is a span: `annotateCurrentSpan` without one builds (and drops) an
     // error with its stack trace, a tenth of a cached read's time.
     const span = yield* Effect.serviceOption(Tracer.ParentSpan)
     if (Option.isSome(span) && span.value._tag === "Span") span.value.attribute("request_id", info.id)
-    const answered = answer === undefined
-      ? Effect.locally(app, RequestContext.current, info)
-      : Effect.succeed(withHeaders(info, answer))
-    return yield* answered.pipe(
-      Effect.onExit((exit) => {
-        // 499: the client went away before the answer (its order may still have been placed).
-        const status = Exit.isSuccess(exit) ? exit.value.status : Exit.isInterrupted(exit) ? 499 : 500
-        const elapsed = performance.now() - started
-        info.route?.observe(status, elapsed / 1000)
-        const annotations = {
-          request_id: info.id,
-          method: request.method,
-          path: RequestContext.pathOf(request.url),
-          status,
-          duration_ms: Math.round(elapsed * 10) / 10,
-          ...(info.accountId === undefined ? {} : { account_id: info.accountId })
-        }
-        return Effect.flatMap(FiberRef.get(Logging.requestLines), (write) =>
-          write === undefined
-            ? Effect.logInfo("request").pipe(Effect.annotateLogs(annotations))
-            : Effect.sync(() => write(Logging.requestLine(annotations))))
-      })
+    // A read the gateway answers from memory skips the application, not this log.
+    const early = yield* Effect.serviceOption(RequestContext.EarlyAnswer)
+    const answer = Option.isSome(early) ? early.value(request, info) : undefined
+    if (answer !== undefined) {
+      const response = withHeaders(info, answer)
+      return yield* Effect.as(finish(request, info, started, response.status), response)
+    }
+    // The headers go with the application's answer through the request's one pre-response
+    // handler (errors included).
+    yield* HttpApp.appendPreResponseHandler((_, response) => Effect.succeed(withHeaders(info, response)))
+    return yield* Effect.locally(app, RequestContext.current, info).pipe(
+      // 499: the client went away before the answer (its order may still have been placed).
+      Effect.onExit((exit) =>
+        finish(request, info, started, Exit.isSuccess(exit) ? exit.value.status : Exit.isInterrupted(exit) ? 499 : 500)
+      )
     )
   })
 )
