@@ -678,33 +678,58 @@ export const rssKb = (pid) => {
   }
 }
 
-/**
- * CPU seconds of this machine's Postgres: every process named `postgres` (its backends, the
- * WAL writer and the rest), from /proc; undefined without /proc or without such a process.
- * The difference over a run is the database's cost of the run while nothing else uses it (a
- * backend that ends during the run takes its share with it: the runs' connections stay open).
- */
-export const databaseCpuSeconds = () => {
+/** The process ids of this machine's Postgres: every process named `postgres`; undefined without /proc. */
+const postgresPids = () => {
   let entries
   try {
     entries = fs.readdirSync("/proc")
   } catch {
     return undefined
   }
-  let total
+  const pids = []
   for (const entry of entries) {
     if (!/^\d+$/.test(entry)) continue
-    let comm
     try {
-      comm = fs.readFileSync(`/proc/${entry}/comm`, "utf8").trim()
+      if (fs.readFileSync(`/proc/${entry}/comm`, "utf8").trim() === "postgres") pids.push(Number(entry))
     } catch {
-      continue
+      // gone since the listing
     }
-    if (comm !== "postgres") continue
-    const seconds = cpuSeconds(Number(entry))
-    if (seconds !== undefined) total = (total ?? 0) + seconds
   }
-  return total
+  return pids
+}
+
+/**
+ * Measures the CPU of this machine's Postgres (its backends, the WAL writer and the rest) from
+ * now until `stop()`, which returns it in seconds. Each process is read every half second, so
+ * a backend that ends during the run (pgbench's, a pool's idle one) keeps what it was seen to
+ * use, and one that starts counts from zero. Undefined without /proc or without Postgres here.
+ * Anything else using that Postgres meanwhile counts too.
+ */
+export const databaseCpuMeter = () => {
+  const pids = postgresPids()
+  if (pids === undefined || pids.length === 0) return undefined
+  const base = new Map()
+  const seen = new Map()
+  const sample = (first) => {
+    for (const pid of first ?? postgresPids() ?? []) {
+      const seconds = cpuSeconds(pid)
+      if (seconds === undefined) continue
+      if (!base.has(pid)) base.set(pid, first === undefined ? 0 : seconds)
+      seen.set(pid, seconds)
+    }
+  }
+  sample(pids)
+  const timer = setInterval(() => sample(), 500)
+  timer.unref()
+  return {
+    stop: () => {
+      clearInterval(timer)
+      sample()
+      let total = 0
+      for (const [pid, seconds] of seen) total += seconds - base.get(pid)
+      return total
+    }
+  }
 }
 
 /** User + system CPU time of a process in seconds, from /proc/<pid>/stat (assumes 100 ticks a second). */

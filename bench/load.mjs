@@ -21,7 +21,7 @@ import {
   buildServer,
   checkBinary,
   createAccount,
-  databaseCpuSeconds,
+  databaseCpuMeter,
   DEFAULT_PG,
   fail,
   fmt,
@@ -368,7 +368,7 @@ async function scenario(target, name, makeRequests) {
     rssMax = Math.max(rssMax ?? 0, treeRssKb(target.pid) ?? 0)
   }, 1000)
   const usageBefore = await processUsage(target.pid, target.probeDir)
-  const databaseBefore = target.database.local ? databaseCpuSeconds() : undefined
+  const databaseMeter = target.database.local ? databaseCpuMeter() : undefined
   let result
   try {
     result = await runLoad({ url: target.url, seconds: SECONDS, requests: makeRequests(tally) })
@@ -376,12 +376,9 @@ async function scenario(target, name, makeRequests) {
     clearInterval(rssTimer)
   }
   if (runState.interrupted) return undefined
-  const databaseAfter = target.database.local ? databaseCpuSeconds() : undefined
+  const databaseCpu = databaseMeter?.stop()
   const usageAfter = await processUsage(target.pid, target.probeDir)
   const cpu = usageBefore && usageAfter ? usageAfter.cpu - usageBefore.cpu : undefined
-  const databaseCpu = databaseBefore !== undefined && databaseAfter !== undefined
-    ? databaseAfter - databaseBefore
-    : undefined
   const rssAfter = treeRssKb(target.pid)
   const s = summarize(name, result, tally, {
     rssBefore,

@@ -22,7 +22,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import {
-  databaseCpuSeconds,
+  databaseCpuMeter,
   DEFAULT_PG,
   fmt,
   intOption,
@@ -125,30 +125,40 @@ async function pgbench(clients, seconds) {
   const init = spawnSync("pgbench", [...conn, "-i", "-s", "1", "-q", db.name], { encoding: "utf8" })
   if (init.status !== 0) throw new Error(`pgbench -i failed: ${init.stderr}`)
   log(`pgbench tpcb-like, scale 1, ${clients} clients, ${seconds} s`)
-  const databaseBefore = databaseCpuSeconds()
-  const run = spawnSync(
-    "pgbench",
-    [
-      ...conn,
-      "-b",
-      "tpcb-like",
-      "-c",
-      String(clients),
-      "-j",
-      String(Math.min(clients, 2)),
-      "-T",
-      String(seconds),
-      db.name
-    ],
-    { encoding: "utf8" }
-  )
-  const databaseAfter = databaseCpuSeconds()
+  // Run without blocking, so that the meter reads pgbench's backends while they live.
+  const meter = databaseCpuMeter()
+  const run = await new Promise((resolve, reject) => {
+    const child = spawn(
+      "pgbench",
+      [
+        ...conn,
+        "-b",
+        "tpcb-like",
+        "-c",
+        String(clients),
+        "-j",
+        String(Math.min(clients, 2)),
+        "-T",
+        String(seconds),
+        db.name
+      ],
+      { stdio: ["ignore", "pipe", "pipe"] }
+    )
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (chunk) => (stdout += chunk))
+    child.stderr.on("data", (chunk) => (stderr += chunk))
+    child.on("error", reject)
+    child.on("close", (status) => resolve({ status, stdout, stderr }))
+  })
+  const databaseCpu = meter?.stop()
   if (run.status !== 0) throw new Error(`pgbench failed: ${run.stderr}`)
   const tps = Number(/tps = ([\d.]+)/.exec(run.stdout)?.[1])
   const latency = Number(/latency average = ([\d.]+) ms/.exec(run.stdout)?.[1])
+  const transactions = Number(/number of transactions actually processed: (\d+)/.exec(run.stdout)?.[1])
   // The database's CPU per transaction, beside the server's and the database's per order.
-  const databaseCpuMsPerTransaction = databaseBefore !== undefined && databaseAfter !== undefined && tps > 0
-    ? (databaseAfter - databaseBefore) * 1000 / (tps * seconds)
+  const databaseCpuMsPerTransaction = databaseCpu !== undefined && transactions > 0
+    ? databaseCpu * 1000 / transactions
     : undefined
   console.log(
     `  pgbench            ${fmt(tps, 0)} tps, mean latency ${fmt(latency, 1)} ms, database CPU ${
