@@ -9,7 +9,7 @@
 import { Account, ApiKey, type RateLimit } from "@databundle/contract"
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Option, Redacted, Schema } from "effect"
-import { orDie, rowsOrDie } from "./Database.js"
+import { afterCommit, orDie, rowsOrDie } from "./Database.js"
 import { Settings } from "./Settings.js"
 import * as TimedCache from "./TimedCache.js"
 import * as Tokens from "./Tokens.js"
@@ -233,7 +233,8 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("core/ApiKeys", {
       if (row === undefined) {
         return yield* new ApiKey.ApiKeyNotFound({ message: `Key ${keyId} not found on account ${accountId}` })
       }
-      yield* cache.forget(row.key_hash)
+      // Once revoked for good: forgotten before the commit, a lookup in between would keep it valid.
+      yield* afterCommit(cache.forget(row.key_hash))
       return toView(row)
     })
 
@@ -251,8 +252,8 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("core/ApiKeys", {
     const list = (accountId: Account.AccountId) =>
       rowsOrDie(listRows(accountId)).pipe(Effect.map((rows) => rows.map(toView)), Effect.withSpan("ApiKeys.list"))
 
-    /** Forgets every cached authentication, for changes that touch a whole account (suspension, price group). */
-    const forgetAll = cache.forgetAll
+    /** Forgets every cached authentication once the change commits, for changes that touch a whole account (suspension, price group). */
+    const forgetAll = afterCommit(cache.forgetAll)
 
     return { authenticate, peek, create, testAccount, accountFor, revoke, list, forgetAll }
   })

@@ -9,7 +9,7 @@
 import { ApiError, Bundle, type Catalog as CatalogFile, Network } from "@databundle/contract"
 import { SqlClient } from "@effect/sql"
 import { Data, Effect, Option } from "effect"
-import { int8, orDie } from "./Database.js"
+import { afterCommit, int8, orDie, transaction } from "./Database.js"
 import { Settings } from "./Settings.js"
 import * as TimedCache from "./TimedCache.js"
 
@@ -111,8 +111,13 @@ export class Catalog extends Effect.Service<Catalog>()("core/Catalog", {
         }).pipe(orDie)
     })
 
+    // What an import or an edit changed is forgotten once it commits (`afterCommit`): a read
+    // between the change and its commit would read the old rows and keep them.
+    const forgetAll = afterCommit(Effect.zipRight(networksCache.forgetAll, bundlesCache.forgetAll))
+
     /** Active networks, in the operator's order, with how many bundles each lists (the same array while cached). */
-    const networks = networksCache.get("all").pipe(Effect.withSpan("Catalog.networks"))
+    // (Suspended: `get` decides between the cached value and a lookup when it is called.)
+    const networks = Effect.suspend(() => networksCache.get("all")).pipe(Effect.withSpan("Catalog.networks"))
 
     /** What `networks` would give from the cache alone, synchronously; `undefined` when it would read the database. */
     const peekNetworks = () => networksCache.peek("all")
@@ -172,9 +177,8 @@ export class Catalog extends Effect.Service<Catalog>()("core/Catalog", {
           orDie
         )
       }
-      const { changes: _, ...summary } = yield* sql.withTransaction(applyImport(sql, file)).pipe(orDie)
-      yield* networksCache.forgetAll
-      yield* bundlesCache.forgetAll
+      const { changes: _, ...summary } = yield* transaction(sql, applyImport(sql, file)).pipe(orDie)
+      yield* forgetAll
       return summary
     })
 
@@ -261,8 +265,7 @@ export class Catalog extends Effect.Service<Catalog>()("core/Catalog", {
         UPDATE networks SET active = ${active}, updated_at = now() WHERE id = ${id} RETURNING id
       `)
       if (updated.length === 0) return yield* new Network.NetworkNotFound({ message: `Network ${id} not found` })
-      yield* networksCache.forgetAll
-      yield* bundlesCache.forgetAll
+      yield* forgetAll
       return (yield* adminNetworks(id))[0]!
     })
 
@@ -309,8 +312,7 @@ export class Catalog extends Effect.Service<Catalog>()("core/Catalog", {
             `
           )
         }
-        yield* networksCache.forgetAll
-        yield* bundlesCache.forgetAll
+        yield* forgetAll
         const network = (yield* adminNetworks(row.network_id))[0]!
         return { before, after: network.bundles.find((b) => b.id === id)! }
       }

@@ -1,9 +1,11 @@
 /**
  * Small pieces every SQL-backed service shares: turning infrastructure failures into
- * defects at the service edge, reading Postgres error codes, reading int8 columns.
+ * defects at the service edge, reading Postgres error codes, reading int8 columns, and work
+ * to do once a transaction has committed.
  */
+import type { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect, ParseResult, Schema } from "effect"
+import { Effect, FiberRef, ParseResult, Schema } from "effect"
 
 /** Lets domain errors through and turns `SqlError` into a defect (the server answers those with a 500). */
 export const orDie = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, Exclude<E, SqlError>, R> =>
@@ -42,3 +44,34 @@ export const Int8 = Schema.transform(
   Schema.BigIntFromSelf,
   { strict: true, decode: (value) => BigInt(value), encode: (value) => value }
 )
+
+// What the current `transaction` will run once it commits; undefined outside one.
+const committed = FiberRef.unsafeMake<Array<Effect.Effect<void>> | undefined>(undefined)
+
+/**
+ * Runs `action` once the changes made so far are committed: when the outermost `transaction`
+ * around it commits (not at all if it rolls back), or at once outside one. For forgetting a
+ * cache of what a change changed: forgotten before the commit, a read in between would read
+ * the old rows and keep them.
+ */
+export const afterCommit = (action: Effect.Effect<void>): Effect.Effect<void> =>
+  Effect.flatMap(FiberRef.get(committed), (queue) =>
+    queue === undefined ? action : Effect.sync(() => {
+      queue.push(action)
+    }))
+
+/**
+ * `sql.withTransaction`, which also runs the `afterCommit` actions of what it ran once it
+ * has committed. Nested in another, it is a savepoint and leaves them to the outer one.
+ */
+export const transaction = <A, E, R>(
+  sql: SqlClient.SqlClient,
+  effect: Effect.Effect<A, E, R>
+): Effect.Effect<A, E | SqlError, R> =>
+  Effect.flatMap(FiberRef.get(committed), (queue) => {
+    if (queue !== undefined) return sql.withTransaction(effect)
+    const actions: Array<Effect.Effect<void>> = []
+    return Effect.locally(sql.withTransaction(effect), committed, actions).pipe(
+      Effect.tap(() => Effect.forEach(actions, (action) => action, { discard: true }))
+    )
+  })

@@ -1,8 +1,9 @@
 import { ApiError, Catalog as CatalogContract, Network } from "@databundle/contract"
 import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
-import { Effect, Layer, Schema } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
 import { Catalog } from "../src/Catalog.js"
+import * as Database from "../src/Database.js"
 import { catalogFile, Domain, seedCatalog } from "./fixtures.js"
 import { targets } from "./TestDatabase.js"
 
@@ -51,6 +52,73 @@ for (const target of targets) {
           const priced = yield* catalog.bundles(mtn.id, agent!.id)
           assert.deepStrictEqual(priced.bundles.map((b) => b.price), [500n, 1050n, 300n])
         }))
+
+      it.effect("networks and a network's bundles are read once and then served from the cache", () =>
+        Effect.gen(function*() {
+          const catalog = yield* Catalog
+          const sql = yield* SqlClient.SqlClient
+          const { networks } = yield* seedCatalog
+          const mtn = networks.find((n) => n.slug === "mtn")!
+          const before = yield* catalog.networks
+          const listing = yield* catalog.bundles(mtn.id, null)
+          // Changed behind the service's back: the cache does not see it until it expires.
+          yield* sql`UPDATE networks SET name = 'Renamed' WHERE id = ${mtn.id}`
+          try {
+            assert.strictEqual(yield* catalog.networks, before)
+            assert.strictEqual(yield* catalog.bundles(mtn.id, null), listing)
+          } finally {
+            yield* sql`UPDATE networks SET name = ${mtn.name} WHERE id = ${mtn.id}`
+          }
+        }))
+
+      it.effect("what a transaction runs after commit runs once it commits, and not when it rolls back", () =>
+        Effect.gen(function*() {
+          const sql = yield* SqlClient.SqlClient
+          const ran: Array<string> = []
+          const note = (name: string) => Database.afterCommit(Effect.sync(() => ran.push(name)))
+          yield* note("outside")
+          assert.deepStrictEqual(ran, ["outside"])
+          yield* Database.transaction(
+            sql,
+            Effect.gen(function*() {
+              yield* note("outer")
+              yield* Database.transaction(sql, note("nested"))
+              // Neither runs before the outer transaction commits.
+              assert.deepStrictEqual(ran, ["outside"])
+            })
+          )
+          assert.deepStrictEqual(ran, ["outside", "outer", "nested"])
+          yield* Effect.exit(Database.transaction(sql, Effect.zipRight(note("rolled back"), Effect.fail("no"))))
+          assert.deepStrictEqual(ran, ["outside", "outer", "nested"])
+        }))
+
+      // A read outside the transaction while it is open needs a second connection: Postgres only
+      // (the embedded database runs one statement or transaction at a time).
+      it.effect.skipIf(target.name !== "postgres")(
+        "a read between an edit and its commit does not keep the old catalogue",
+        () =>
+          Effect.gen(function*() {
+            const catalog = yield* Catalog
+            const sql = yield* SqlClient.SqlClient
+            const { networks } = yield* seedCatalog
+            const telecel = networks.find((n) => n.slug === "telecel")!
+            const outsideTheTransaction = Effect.mapInputContext(
+              catalog.networks,
+              (context: Context.Context<never>) => Context.omit(SqlClient.TransactionConnection)(context)
+            )
+            yield* Database.transaction(
+              sql,
+              Effect.gen(function*() {
+                yield* catalog.updateNetwork(telecel.id, false)
+                // Not committed: another connection still reads it active, and the cache keeps that.
+                assert.isTrue((yield* outsideTheTransaction).some((n) => n.id === telecel.id))
+              })
+            )
+            assert.isFalse((yield* catalog.networks).some((n) => n.id === telecel.id))
+            yield* catalog.updateNetwork(telecel.id, true)
+            assert.isTrue((yield* catalog.networks).some((n) => n.id === telecel.id))
+          })
+      )
 
       it.effect("an unknown or inactive network is not found", () =>
         Effect.gen(function*() {

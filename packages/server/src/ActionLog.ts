@@ -31,7 +31,7 @@ export const make = Effect.gen(function*() {
     })
   return {
     logged: <A, E, R>(effect: Effect.Effect<A, E, R>, describe: Describe<A>): Effect.Effect<A, E, R> =>
-      Database.orDie(sql.withTransaction(Effect.tap(effect, (value) => write(value, describe)))) as Effect.Effect<
+      Database.orDie(Database.transaction(sql, Effect.tap(effect, (value) => write(value, describe)))) as Effect.Effect<
         A,
         E,
         R
