@@ -116,8 +116,7 @@ export class Catalog extends Effect.Service<Catalog>()("core/Catalog", {
     const forgetAll = afterCommit(Effect.zipRight(networksCache.forgetAll, bundlesCache.forgetAll))
 
     /** Active networks, in the operator's order, with how many bundles each lists (the same array while cached). */
-    // (Suspended: `get` decides between the cached value and a lookup when it is called.)
-    const networks = Effect.suspend(() => networksCache.get("all")).pipe(Effect.withSpan("Catalog.networks"))
+    const networks = networksCache.get("all").pipe(Effect.withSpan("Catalog.networks"))
 
     /** What `networks` would give from the cache alone, synchronously; `undefined` when it would read the database. */
     const peekNetworks = () => networksCache.peek("all")

@@ -68,10 +68,12 @@ export const make = <K, A>(options: {
   }
 
   return {
-    get: (key) => {
-      const entry = live(key)
-      return entry !== undefined ? Effect.succeed(entry.value) : miss(key)
-    },
+    // Decided when the effect runs, not when it is made: an effect kept and run again asks again.
+    get: (key) =>
+      Effect.suspend(() => {
+        const entry = live(key)
+        return entry !== undefined ? Effect.succeed(entry.value) : miss(key)
+      }),
     peek: (key) => live(key)?.value,
     forget: (key) =>
       Effect.sync(() => {
