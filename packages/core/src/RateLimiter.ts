@@ -15,6 +15,7 @@ import type { RateLimit } from "@databundle/contract"
 import { SqlClient } from "@effect/sql"
 import { Clock, Context, Effect, Layer, Schedule } from "effect"
 import { orDie } from "./Database.js"
+import { prepared } from "./Postgres.js"
 
 /** The limited scopes: the spec's three, the dashboard's, and failed authentications per client address. */
 export type Scope = RateLimit.RateLimitScope | RateLimit.DashboardRateLimitScope | "auth"
@@ -183,7 +184,7 @@ export const layerSql: Layer.Layer<RateLimiter, never, SqlClient.SqlClient> = La
 
     const run = (subject: string, quotas: ReadonlyArray<Quota>, count: boolean) =>
       Effect.gen(function*() {
-        const [row] = yield* sql<{ now_ms: string; counts: Record<string, Array<[number, number]>> }>`
+        const [row] = yield* sql<{ now_ms: string; counts: Record<string, Array<[number, number]>> }>`${prepared(sql)}
           SELECT now_ms, counts FROM bundles_rate_limit(
             ${subject},
             ${`{${quotas.map((q) => q.scope).join(",")}}`}::text[],
@@ -194,7 +195,7 @@ export const layerSql: Layer.Layer<RateLimiter, never, SqlClient.SqlClient> = La
         // The function applies the same rule as `decide` (admit when every scope has room) to
         // the same counts, so `decide` describes what it did.
         return decide(quotas, quotas.map((q) => row!.counts[q.scope] ?? []), Number(row!.now_ms))
-      }).pipe(orDie, Effect.withSpan("RateLimiter.consume"))
+      }).pipe(orDie, Effect.withSpan("RateLimiter.consume", { captureStackTrace: false }))
 
     return RateLimiter.of({
       consume: (subject, quotas) => run(subject, quotas, true),
