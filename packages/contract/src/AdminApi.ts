@@ -16,20 +16,7 @@ import {
   CreateAccountPayload,
   UpdateAccountPayload
 } from "./Account.js"
-import {
-  BadRequest,
-  Conflict,
-  Forbidden,
-  MethodNotAllowed,
-  NotFound,
-  PayloadTooLarge,
-  RateLimited,
-  RequestTimeout,
-  ServerError,
-  Succeeded,
-  Unauthorized,
-  ValidationError
-} from "./ApiError.js"
+import { BadRequest, Conflict, Forbidden, Succeeded, Unauthorized, withRequestErrors } from "./ApiError.js"
 import { AccountDetail, ApiKeyId, ApiKeyNotFound, ApiKeyView, NewApiKey } from "./ApiKey.js"
 import { BundleId, BundleNotFound } from "./Bundle.js"
 import {
@@ -526,13 +513,7 @@ export class AdminApi extends HttpApi.make("admin")
   .middleware(AdminAuth)
   .addError(BadRequest)
   .addError(Forbidden)
-  .addError(NotFound)
-  .addError(MethodNotAllowed)
-  .addError(PayloadTooLarge)
-  .addError(ValidationError)
-  .addError(RateLimited)
-  .addError(RequestTimeout)
-  .addError(ServerError)
+  .pipe(withRequestErrors)
   .prefix(ADMIN_PREFIX)
   // Catalogue imports are large; nothing here is rate limited but failed authentications.
   .annotate(BodyLimit, 1024 * 1024)

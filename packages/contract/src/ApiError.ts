@@ -7,7 +7,7 @@
  * for clients in other languages, and `request_id`, the request's `X-Request-Id`.
  * Errors that belong to one concept (an order, a network) live in that concept's module.
  */
-import { HttpApiSchema } from "@effect/platform"
+import { type HttpApi, type HttpApiGroup, HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
 
 /** `success: false`, filled in by the constructor. */
@@ -125,3 +125,20 @@ export class ServerError extends Schema.TaggedError<ServerError>()(
   { success: Failed, message: Schema.String, ...extensions("server_error"), request_id: Schema.String },
   HttpApiSchema.annotations({ status: 500 })
 ) {}
+
+/**
+ * Declares the errors any request of an API may get whatever its endpoint (an unknown path
+ * or method, a body too large or too slow or invalid, a rate limit, a server error), after
+ * the API's credential errors, so every API lists them in the same order.
+ */
+export const withRequestErrors = <Id extends string, Groups extends HttpApiGroup.HttpApiGroup.Any, E, R>(
+  api: HttpApi.HttpApi<Id, Groups, E, R>
+) =>
+  api
+    .addError(NotFound)
+    .addError(MethodNotAllowed)
+    .addError(PayloadTooLarge)
+    .addError(ValidationError)
+    .addError(RateLimited)
+    .addError(RequestTimeout)
+    .addError(ServerError)

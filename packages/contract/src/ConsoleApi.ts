@@ -7,19 +7,7 @@
  */
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import {
-  BadRequest,
-  Forbidden,
-  MethodNotAllowed,
-  NotFound,
-  PayloadTooLarge,
-  RateLimited,
-  RequestTimeout,
-  ServerError,
-  Succeeded,
-  Unauthorized,
-  ValidationError
-} from "./ApiError.js"
+import { BadRequest, Forbidden, Succeeded, Unauthorized, withRequestErrors } from "./ApiError.js"
 import { CarriesSecret, RateLimitScopes } from "./EndpointPolicy.js"
 import { ConsoleAuth, OperatorView } from "./Operator.js"
 import { ChangePasswordPayload, SignInPayload } from "./User.js"
@@ -80,13 +68,7 @@ export class ConsoleApi extends HttpApi.make("console")
   .addError(BadRequest)
   .addError(Unauthorized)
   .addError(Forbidden)
-  .addError(NotFound)
-  .addError(MethodNotAllowed)
-  .addError(PayloadTooLarge)
-  .addError(ValidationError)
-  .addError(RateLimited)
-  .addError(RequestTimeout)
-  .addError(ServerError)
+  .pipe(withRequestErrors)
   .prefix(CONSOLE_PREFIX)
   .annotate(OpenApi.Title, "Data Bundle Operator Console API")
   .annotate(OpenApi.Version, "1")

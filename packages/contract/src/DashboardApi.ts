@@ -8,20 +8,7 @@
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { WebhookUrl } from "./Account.js"
-import {
-  BadRequest,
-  Conflict,
-  Forbidden,
-  MethodNotAllowed,
-  NotFound,
-  PayloadTooLarge,
-  RateLimited,
-  RequestTimeout,
-  ServerError,
-  Succeeded,
-  Unauthorized,
-  ValidationError
-} from "./ApiError.js"
+import { BadRequest, Conflict, Forbidden, Succeeded, Unauthorized, withRequestErrors } from "./ApiError.js"
 import { ApiKeyId, ApiKeyNotFound, NamedApiKey } from "./ApiKey.js"
 import * as Attention from "./Attention.js"
 import { Bundle, BundleUnavailable } from "./Bundle.js"
@@ -478,13 +465,7 @@ export class DashboardApi extends HttpApi.make("dashboard")
   .addError(BadRequest)
   .addError(Unauthorized)
   .addError(Forbidden)
-  .addError(NotFound)
-  .addError(MethodNotAllowed)
-  .addError(PayloadTooLarge)
-  .addError(ValidationError)
-  .addError(RateLimited)
-  .addError(RequestTimeout)
-  .addError(ServerError)
+  .pipe(withRequestErrors)
   .prefix(DASHBOARD_PREFIX)
   .annotate(RateLimitScopes, ["dashboard"])
   .annotate(OpenApi.Title, "Data Bundle Dashboard API")

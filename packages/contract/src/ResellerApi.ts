@@ -3,18 +3,7 @@
  */
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import {
-  BadRequest,
-  Conflict,
-  MethodNotAllowed,
-  NotFound,
-  PayloadTooLarge,
-  RateLimited,
-  RequestTimeout,
-  ServerError,
-  Succeeded,
-  ValidationError
-} from "./ApiError.js"
+import { BadRequest, Conflict, Succeeded, withRequestErrors } from "./ApiError.js"
 import { ApiKeyAuth } from "./ApiKey.js"
 import { Bundle, BundleUnavailable } from "./Bundle.js"
 import { BodyLimit, CarriesSecret, DEFAULT_BODY_LIMIT, RateLimitScopes } from "./EndpointPolicy.js"
@@ -249,13 +238,7 @@ export class ResellerApi extends HttpApi.make("reseller")
   .add(WebhooksGroup)
   .middleware(ApiKeyAuth)
   .addError(BadRequest)
-  .addError(NotFound)
-  .addError(MethodNotAllowed)
-  .addError(PayloadTooLarge)
-  .addError(ValidationError)
-  .addError(RateLimited)
-  .addError(RequestTimeout)
-  .addError(ServerError)
+  .pipe(withRequestErrors)
   .prefix(RESELLER_PREFIX)
   .annotate(RateLimitScopes, ["all"])
   .annotate(BodyLimit, DEFAULT_BODY_LIMIT)
