@@ -167,3 +167,35 @@ export const form = (options: FormOptions): FormHandle => {
   })
   return handle
 }
+
+/**
+ * The form a signed-in user (a holder or an operator) changes their own password with: the
+ * current one, a new one of at least 10 characters; `change` sends them and answers with
+ * the message to show.
+ */
+export const changePasswordForm = (
+  change: (payload: { readonly current_password: string; readonly new_password: string }) => Promise<{
+    readonly message: string
+  }>
+): FormHandle =>
+  form({
+    label: "Change your password",
+    submit: "Change password",
+    pending: "Saving…",
+    fields: [
+      { name: "current_password", label: "Current password", type: "password", autocomplete: "current-password" },
+      {
+        name: "new_password",
+        label: "New password",
+        type: "password",
+        autocomplete: "new-password",
+        hint: "At least 10 characters. Your other sessions are signed out.",
+        attrs: { minlength: "10" }
+      }
+    ],
+    onSubmit: async (values, f) => {
+      const answer = await change({ current_password: values.current_password!, new_password: values.new_password! })
+      f.element.reset()
+      f.setMessage(answer.message, "ok")
+    }
+  })

@@ -5,7 +5,7 @@
 import type { Page } from "../App.js"
 import { h, replace, when } from "../Dom.js"
 import { api, type Key } from "../Endpoints.js"
-import { form } from "../Form.js"
+import { changePasswordForm, form } from "../Form.js"
 
 export const keys: Page = {
   title: "API keys",
@@ -101,29 +101,7 @@ export const keys: Page = {
         await load()
       }
     })
-    const password = form({
-      label: "Change your password",
-      submit: "Change password",
-      pending: "Saving…",
-      fields: [
-        { name: "current_password", label: "Current password", type: "password", autocomplete: "current-password" },
-        {
-          name: "new_password",
-          label: "New password",
-          type: "password",
-          autocomplete: "new-password",
-          hint: "At least 10 characters. Your other sessions are signed out.",
-          attrs: { minlength: "10" }
-        }
-      ],
-      onSubmit: async (values, f) => {
-        const answer = await api.changePassword({
-          payload: { current_password: values.current_password!, new_password: values.new_password! }
-        })
-        f.element.reset()
-        f.setMessage(answer.message, "ok")
-      }
-    })
+    const password = changePasswordForm((payload) => api.changePassword({ payload }))
     await load()
     return h(
       "div",

@@ -6,7 +6,7 @@
  */
 import type { Page } from "../../App.js"
 import { h, when } from "../../Dom.js"
-import { form } from "../../Form.js"
+import { changePasswordForm, form } from "../../Form.js"
 import { api } from "../Endpoints.js"
 import { actionButton, table } from "../Ui.js"
 
@@ -38,29 +38,7 @@ export const operators: Page = {
         setTimeout(reload, 800)
       }
     })
-    const password = form({
-      label: "Change your password",
-      submit: "Change password",
-      pending: "Saving…",
-      fields: [
-        { name: "current_password", label: "Current password", type: "password", autocomplete: "current-password" },
-        {
-          name: "new_password",
-          label: "New password",
-          type: "password",
-          autocomplete: "new-password",
-          hint: "At least 10 characters. Your other sessions are signed out.",
-          attrs: { minlength: "10" }
-        }
-      ],
-      onSubmit: async (values, f) => {
-        const answer = await api.changePassword({
-          payload: { current_password: values.current_password!, new_password: values.new_password! }
-        })
-        f.element.reset()
-        f.setMessage(answer.message, "ok")
-      }
-    })
+    const password = changePasswordForm((payload) => api.changePassword({ payload }))
     return h(
       "div",
       null,
