@@ -6,7 +6,7 @@
  * payment), a declined charge, and the callback route off (404) with the simulator.
  */
 import { DashboardApi, Session } from "@databundle/contract"
-import { targets } from "@databundle/core/testing"
+import { type Target, targets } from "@databundle/core/testing"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { createHmac } from "node:crypto"
@@ -145,19 +145,27 @@ const callback = (body: string, signature: string | undefined) =>
 const chargeSuccess = (tx: Tx) =>
   JSON.stringify({ event: "charge.success", data: { ...tx, status: "success", channel: "mobile_money" } })
 
+/** The fake Paystack, and the server on `target` collecting through it (`extra` settings besides). */
+const paystackServer = (target: Target, extra: Record<string, string> = {}) =>
+  Effect.gen(function*() {
+    const paystack = yield* fakePaystack
+    const server = yield* Layer.build(serverLayer(target, {
+      BUNDLES_PAYMENTS_PROVIDER: "paystack",
+      BUNDLES_PAYSTACK_SECRET_KEY: SECRET,
+      BUNDLES_PAYSTACK_BASE_URL: paystack.url,
+      BUNDLES_DASHBOARD_LIMITS: "dashboard=100000,access=100000",
+      ...extra
+    }))
+    return { paystack, server }
+  })
+
 for (const target of targets) {
   describe(`Paystack mobile money on ${target.name}`, () => {
     it.scopedLive(
       "charges the wallet; a signed callback credits once, a bad signature changes nothing",
       () =>
         Effect.gen(function*() {
-          const paystack = yield* fakePaystack
-          const server = yield* Layer.build(serverLayer(target, {
-            BUNDLES_PAYMENTS_PROVIDER: "paystack",
-            BUNDLES_PAYSTACK_SECRET_KEY: SECRET,
-            BUNDLES_PAYSTACK_BASE_URL: paystack.url,
-            BUNDLES_DASHBOARD_LIMITS: "dashboard=100000,access=100000"
-          }))
+          const { paystack, server } = yield* paystackServer(target)
           yield* Effect.gen(function*() {
             const user = yield* newUser
             const created = yield* call(user, "POST", "/payments", {
@@ -219,14 +227,7 @@ for (const target of targets) {
       "a callback racing the status poll credits once; a declined charge fails with Paystack's reason",
       () =>
         Effect.gen(function*() {
-          const paystack = yield* fakePaystack
-          const server = yield* Layer.build(serverLayer(target, {
-            BUNDLES_PAYMENTS_PROVIDER: "paystack",
-            BUNDLES_PAYSTACK_SECRET_KEY: SECRET,
-            BUNDLES_PAYSTACK_BASE_URL: paystack.url,
-            BUNDLES_POLL_SECONDS: "0.05",
-            BUNDLES_DASHBOARD_LIMITS: "dashboard=100000,access=100000"
-          }))
+          const { paystack, server } = yield* paystackServer(target, { BUNDLES_POLL_SECONDS: "0.05" })
           yield* Effect.gen(function*() {
             const user = yield* newUser
             const declined = yield* call(user, "POST", "/payments", {
@@ -264,13 +265,7 @@ for (const target of targets) {
       "a charge that asks for a one-time code: the code is sent, a wrong one is refused, credited once",
       () =>
         Effect.gen(function*() {
-          const paystack = yield* fakePaystack
-          const server = yield* Layer.build(serverLayer(target, {
-            BUNDLES_PAYMENTS_PROVIDER: "paystack",
-            BUNDLES_PAYSTACK_SECRET_KEY: SECRET,
-            BUNDLES_PAYSTACK_BASE_URL: paystack.url,
-            BUNDLES_DASHBOARD_LIMITS: "dashboard=100000,access=100000"
-          }))
+          const { paystack, server } = yield* paystackServer(target)
           yield* Effect.gen(function*() {
             const user = yield* newUser
             const created = yield* call(user, "POST", "/payments", {
