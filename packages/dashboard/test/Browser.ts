@@ -5,11 +5,14 @@
  * `Network.loadingFinished.encodedDataLength`: headers and compressed bodies as they came
  * over the wire).
  */
+import { startServer, type TestServer } from "@databundle/client/testing"
+import type { Target } from "@databundle/core/testing"
 import * as fs from "node:fs"
 import { createRequire } from "node:module"
 import * as os from "node:os"
 import * as path from "node:path"
 import { type BrowserContext, chromium, type Page } from "playwright-core"
+import { afterAll, beforeAll } from "vitest"
 
 /** The Chromium binary. */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium"
@@ -100,4 +103,28 @@ export const screenshot = async (page: Page, name: string) => {
   const dir = path.resolve(import.meta.dirname, "../../../docs/dashboard")
   fs.mkdirSync(dir, { recursive: true })
   await page.screenshot({ path: path.join(dir, `${name}.png`), fullPage: true })
+}
+
+/**
+ * For the tests of a `describe` block: a test server on `target` (with `settings`) and
+ * Chromium on a phone's screen, started before them and closed after them.
+ */
+export const serverAndPhone = (target: Target, settings: Record<string, string> = {}) => {
+  const started: { server?: TestServer; browser?: TestBrowser } = {}
+  beforeAll(async () => {
+    started.server = await startServer(target, settings)
+    started.browser = await launch(PHONE)
+  })
+  afterAll(async () => {
+    await started.browser?.close()
+    await started.server?.dispose()
+  })
+  return {
+    get server(): TestServer {
+      return started.server!
+    },
+    get browser(): TestBrowser {
+      return started.browser!
+    }
+  }
 }

@@ -6,29 +6,19 @@
  * console has the same first-load budget for its sign-in page, and the account holder's
  * pages never load its chunk.
  */
-import { startServer, type TestServer } from "@databundle/client/testing"
 import { targets } from "@databundle/core/testing"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { DESKTOP, launch, PHONE, screenshot, seriousViolations, type TestBrowser, transferMeter } from "./Browser.js"
+import { describe, expect, it } from "vitest"
+import { DESKTOP, PHONE, screenshot, seriousViolations, serverAndPhone, transferMeter } from "./Browser.js"
 
 const KB = 1024
 
 describe.each(targets)("dashboard budgets ($name)", (target) => {
-  let server: TestServer
-  let browser: TestBrowser
-  beforeAll(async () => {
-    server = await startServer(target)
-    browser = await launch(PHONE)
-  })
-  afterAll(async () => {
-    await browser?.close()
-    await server?.dispose()
-  })
+  const env = serverAndPhone(target)
 
   it("loads the sign-in page within 100 KB and changes page within 30 KB", async () => {
-    const page = await browser.context.newPage()
+    const page = await env.browser.context.newPage()
     const meter = await transferMeter(page)
-    await page.goto(`${server.origin}/sign-in`, { waitUntil: "networkidle" })
+    await page.goto(`${env.server.origin}/sign-in`, { waitUntil: "networkidle" })
     await page.getByRole("heading", { name: "Sign in" }).waitFor()
     const first = meter.read()
     expect(first.entries.length).toBeGreaterThanOrEqual(3)
@@ -46,16 +36,16 @@ describe.each(targets)("dashboard budgets ($name)", (target) => {
   })
 
   it("loads the console's sign-in page within 100 KB, and never the console on the holder's pages", async () => {
-    const page = await browser.context.newPage()
+    const page = await env.browser.context.newPage()
     const meter = await transferMeter(page)
-    await page.goto(`${server.origin}/sign-in`, { waitUntil: "networkidle" })
+    await page.goto(`${env.server.origin}/sign-in`, { waitUntil: "networkidle" })
     await page.getByRole("heading", { name: "Sign in" }).waitFor()
     const holder = meter.read().entries.map((e) => e.url)
     const console_ = (url: string) => /\/assets\/(Console|console)\./.test(url)
     expect(holder.filter(console_), holder.join(" ")).toEqual([])
 
     meter.reset()
-    await page.goto(`${server.origin}/console/sign-in`, { waitUntil: "networkidle" })
+    await page.goto(`${env.server.origin}/console/sign-in`, { waitUntil: "networkidle" })
     await page.getByRole("heading", { name: "Operator sign in" }).waitFor()
     const first = meter.read()
     // The console's chunk and stylesheet, and its own session probe (not the holder's).
@@ -69,14 +59,14 @@ describe.each(targets)("dashboard budgets ($name)", (target) => {
   })
 
   it("serves the app with its security headers, compressed, and 404s what is not a page", async () => {
-    const html = await fetch(`${server.origin}/sign-in`, { headers: { "accept-encoding": "br" } })
+    const html = await fetch(`${env.server.origin}/sign-in`, { headers: { "accept-encoding": "br" } })
     expect(html.status).toBe(200)
     expect(html.headers.get("content-security-policy")).toContain("frame-ancestors 'none'")
     expect(html.headers.get("content-security-policy")).not.toContain("unsafe-inline")
     expect(html.headers.get("cache-control")).toBe("no-cache")
     expect(html.headers.get("x-content-type-options")).toBe("nosniff")
     const script = /src="(\/assets\/app\.[0-9A-Za-z]+\.js)"/.exec(await html.text())![1]!
-    const asset = await fetch(`${server.origin}${script}`, { headers: { "accept-encoding": "gzip" } })
+    const asset = await fetch(`${env.server.origin}${script}`, { headers: { "accept-encoding": "gzip" } })
     expect(asset.headers.get("cache-control")).toBe("public, max-age=31536000, immutable")
     expect(asset.headers.get("content-encoding")).toBe("gzip")
     for (
@@ -92,17 +82,17 @@ describe.each(targets)("dashboard budgets ($name)", (target) => {
         "/console/accounts/"
       ]
     ) {
-      expect((await fetch(`${server.origin}${path}`)).status, path).toBe(404)
+      expect((await fetch(`${env.server.origin}${path}`)).status, path).toBe(404)
     }
-    expect((await fetch(`${server.origin}/console/accounts/12`)).status).toBe(200)
-    const post = await fetch(`${server.origin}/sign-in`, { method: "POST" })
+    expect((await fetch(`${env.server.origin}/console/accounts/12`)).status).toBe(200)
+    const post = await fetch(`${env.server.origin}/sign-in`, { method: "POST" })
     expect(post.status).toBe(405)
     expect(post.headers.get("allow")).toBe("GET, HEAD")
   })
 
   for (const [device, viewport] of [["phone", PHONE], ["desktop", DESKTOP]] as const) {
     it(`has no serious accessibility violations on the public pages (${device})`, async () => {
-      const page = await browser.context.newPage()
+      const page = await env.browser.context.newPage()
       await page.setViewportSize(viewport)
       for (
         const [path, heading, name] of [
@@ -111,7 +101,7 @@ describe.each(targets)("dashboard budgets ($name)", (target) => {
           ["/reset-password", "Reset your password", "reset-password"]
         ] as const
       ) {
-        await page.goto(`${server.origin}${path}`)
+        await page.goto(`${env.server.origin}${path}`)
         await page.getByRole("heading", { name: heading }).waitFor()
         expect(await seriousViolations(page), path).toEqual([])
         // Usable at 360 px: nothing wider than the screen.

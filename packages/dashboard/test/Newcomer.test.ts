@@ -5,26 +5,16 @@
  * see the order successful; then reset a forgotten password the same way. No step reads the
  * outbox, calls the admin API or runs a command.
  */
-import { startServer, type TestServer } from "@databundle/client/testing"
 import { targets } from "@databundle/core/testing"
-import { afterAll, beforeAll, describe, expect, it, onTestFailed } from "vitest"
-import { launch, PHONE, seriousViolations, type TestBrowser } from "./Browser.js"
+import { describe, expect, it, onTestFailed } from "vitest"
+import { seriousViolations, serverAndPhone } from "./Browser.js"
 
 describe.each(targets)("the newcomer's demo ($name)", (target) => {
-  let server: TestServer
-  let browser: TestBrowser
-  beforeAll(async () => {
-    // What `serve --demo` sets: the demo mailbox (the test server listens on 127.0.0.1 without SMTP).
-    server = await startServer(target, { BUNDLES_DEMO_MAILBOX: "1" })
-    browser = await launch(PHONE)
-  })
-  afterAll(async () => {
-    await browser?.close()
-    await server?.dispose()
-  })
+  // What `serve --demo` sets: the demo mailbox (the test server listens on 127.0.0.1 without SMTP).
+  const env = serverAndPhone(target, { BUNDLES_DEMO_MAILBOX: "1" })
 
   it("goes from registration to a successful order with the demo mailbox, no terminal", async () => {
-    const page = await browser.context.newPage()
+    const page = await env.browser.context.newPage()
     const failures: Array<string> = []
     // (The signed-out session check's 401 is logged by the browser as a failed resource: not a failure of the page.)
     page.on("pageerror", (error) => failures.push(error.message))
@@ -40,7 +30,7 @@ describe.each(targets)("the newcomer's demo ($name)", (target) => {
     const email = `kojo.${Date.now()}@example.com`
     const password = "correct horse battery"
 
-    await page.goto(`${server.origin}/`)
+    await page.goto(`${env.server.origin}/`)
     await page.getByRole("heading", { name: "Sign in", level: 1 }).waitFor()
     await page.getByRole("link", { name: "Create an account" }).click()
     await page.getByRole("heading", { name: "Create an account", level: 1 }).waitFor()

@@ -4,25 +4,15 @@
  * fund page asks for the code, a wrong one shows the gateway's message next to the field and
  * credits nothing, the right one credits the wallet once.
  */
-import { startServer, type TestServer } from "@databundle/client/testing"
 import { targets } from "@databundle/core/testing"
-import { afterAll, beforeAll, describe, expect, it, onTestFailed } from "vitest"
-import { launch, PHONE, seriousViolations, type TestBrowser } from "./Browser.js"
+import { describe, expect, it, onTestFailed } from "vitest"
+import { seriousViolations, serverAndPhone } from "./Browser.js"
 
 describe.each(targets)("a payment that needs the payer's code ($name)", (target) => {
-  let server: TestServer
-  let browser: TestBrowser
-  beforeAll(async () => {
-    server = await startServer(target, { BUNDLES_DEMO_MAILBOX: "1" })
-    browser = await launch(PHONE)
-  })
-  afterAll(async () => {
-    await browser?.close()
-    await server?.dispose()
-  })
+  const env = serverAndPhone(target, { BUNDLES_DEMO_MAILBOX: "1" })
 
   it("asks for the code, shows a wrong one's message by the field, credits once", async () => {
-    const page = await browser.context.newPage()
+    const page = await env.browser.context.newPage()
     const failures: Array<string> = []
     page.on("pageerror", (error) => failures.push(error.message))
     onTestFailed(async () => {
@@ -31,7 +21,7 @@ describe.each(targets)("a payment that needs the payer's code ($name)", (target)
     const email = `ama.${Date.now()}@example.com`
     const password = "correct horse battery"
 
-    await page.goto(`${server.origin}/`)
+    await page.goto(`${env.server.origin}/`)
     await page.getByRole("link", { name: "Create an account" }).click()
     await page.getByLabel("Name").fill("Ama Serwaa")
     await page.getByLabel("Email").fill(email)
