@@ -468,7 +468,7 @@ const CLEARED_ENV = ["DATABASE_URL", "PORT", "HOST", "TLS_CERT", "TLS_KEY", "BUN
  * Starts `bundles-server serve` on `port` (a free one by default); resolves once it printed
  * "listening on". Its stdout (one JSON line per request) goes to `<tmp>/<name>.log`, its
  * stderr to `<tmp>/<name>.err`. `env` adds variables (undefined removes one); `args` adds
- * arguments to `serve`. The clean-up stops it with SIGTERM (SIGKILL after 15 s).
+ * arguments to `serve`, `nodeArgs` to node itself. The clean-up stops it with SIGTERM (SIGKILL after 15 s).
  * `onUnexpectedExit` runs when it exits while nobody asked it to (see `kill` and `stop`).
  */
 export async function startServer({
@@ -481,7 +481,8 @@ export async function startServer({
   env: extraEnv = {},
   onUnexpectedExit,
   script = SERVER_BIN,
-  scriptArgs
+  scriptArgs,
+  nodeArgs = []
 }) {
   const env = { ...process.env }
   for (const variable of CLEARED_ENV) delete env[variable]
@@ -504,6 +505,7 @@ export async function startServer({
   const child = spawn(
     process.execPath,
     [
+      ...nodeArgs,
       "--import",
       PROBE,
       script,

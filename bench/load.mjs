@@ -72,6 +72,7 @@ Target (default: start our own server on a fresh Postgres database, dropped afte
   --pid PID           the running server's process id, for the RSS samples (optional with --url)
   --build             rebuild packages/server/dist/bin.mjs before starting
   --workers N         start our own server with serve --workers N (Postgres only; default 1)
+  --profile DIR       start our own server under node --cpu-prof, writing its profile to DIR
 
 Load
   --seconds N         length of each measured scenario (default 15)
@@ -98,6 +99,7 @@ const opts = parseOptions(USAGE, {
   pg: { type: "string", default: DEFAULT_PG },
   build: { type: "boolean", default: false },
   workers: { type: "string", default: "1" },
+  profile: { type: "string" },
   scenarios: { type: "string", default: "orders,networks" },
   "soak-mix": { type: "string", default: "mixed" },
   seconds: { type: "string", default: "15" },
@@ -130,6 +132,7 @@ if (WORKERS > 1 && (opts.embedded || opts.url !== undefined)) {
 if (opts.url !== undefined || opts.token !== undefined) {
   if (opts.url === undefined || opts.token === undefined) fail(2, "--url and --token go together")
   if (opts.embedded) fail(2, "--embedded starts its own server; it cannot be combined with --url")
+  if (opts.profile !== undefined) fail(2, "--profile is for our own server; profile a running one with node --cpu-prof")
   let parsed
   try {
     parsed = new URL(opts.url)
@@ -175,6 +178,7 @@ async function startServer() {
     token,
     databaseUrl,
     args: WORKERS > 1 ? ["--workers", String(WORKERS)] : [],
+    nodeArgs: opts.profile === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${path.resolve(opts.profile)}`],
     onUnexpectedExit: () => {
       for (const instance of activeLoads) instance.stop()
     }
