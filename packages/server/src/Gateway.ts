@@ -21,17 +21,18 @@
  * functions, from what is already in memory; whatever would take more goes through the
  * steps above.
  */
-import { ApiError, ApiKey, JsonBody, Operator, Session } from "@databundle/contract"
+import { Account, ApiError, ApiKey, JsonBody, Operator, Session } from "@databundle/contract"
 import { ApiKeys, Operators, RateLimiter, Sessions, Settings, Tokens } from "@databundle/core"
 import {
   HttpApi,
   HttpApiError,
+  HttpApiSchema,
   HttpApp,
   HttpServerError,
   HttpServerRequest,
-  type HttpServerResponse
+  HttpServerResponse
 } from "@effect/platform"
-import { Cause, Effect, Either, FiberRef, Option, Redacted, Schema } from "effect"
+import { Cause, Effect, Either, FiberRef, Option, ParseResult, Redacted, Schema, Tracer } from "effect"
 import { timingSafeEqual } from "node:crypto"
 import * as AdminToken from "./AdminToken.js"
 import * as Auth from "./Auth.js"
@@ -90,6 +91,66 @@ export type CachedRead = (
   params: Readonly<Record<string, string>>
 ) => HttpServerResponse.HttpServerResponse | undefined
 
+/**
+ * A reseller endpoint's own handler, which the gateway may call itself instead of handing the
+ * request to the router: for an endpoint with no path, query or header parameters, only a
+ * payload (or nothing), run with the caller's account as the API key's security middleware
+ * would provide it.
+ */
+export type DirectHandler = (
+  request: { readonly payload: never }
+) => Effect.Effect<unknown, unknown, Account.CurrentAccount>
+
+/**
+ * The direct handlers of `api` (by endpoint name, `group.endpoint`), each wrapped as the
+ * router wraps it: its payload decoded and its answer encoded by the endpoint's own schemas,
+ * a payload that does not decode failing as the router's decode error does.
+ */
+const directCalls = (api: HttpApi.HttpApi.Any, handlers: Readonly<Record<string, DirectHandler>>) => {
+  const calls = new Map<
+    string,
+    (principal: ApiKeys.Principal, json: unknown) => Effect.Effect<HttpServerResponse.HttpServerResponse, unknown>
+  >()
+  HttpApi.reflect(api as HttpApi.HttpApi<string, never, never, never>, {
+    onGroup: () => {},
+    onEndpoint: ({ endpoint, group, successes }) => {
+      const name = `${group.identifier}.${endpoint.name}`
+      const handler = handlers[name]
+      if (handler === undefined) return
+      const [success, ...others] = successes
+      if (
+        Option.isSome(endpoint.pathSchema) || Option.isSome(endpoint.urlParamsSchema) ||
+        Option.isSome(endpoint.headersSchema) || success === undefined || others.length > 0 ||
+        Option.isNone(success[1].ast) || HttpApiSchema.getEncoding(success[1].ast.value).kind !== "Json"
+      ) {
+        throw new Error(`${name} cannot be called without the router: it takes more than a JSON payload`)
+      }
+      const [status, { ast }] = success
+      const contentType = HttpApiSchema.getEncoding(ast.value).contentType
+      const encode = Schema.encode(Schema.make(ast.value))
+      const decode = Option.map(endpoint.payloadSchema, Schema.decodeUnknown)
+      const path = endpoint.path
+      calls.set(name, (principal, json) => {
+        const account = { accountId: principal.accountId, keyId: principal.keyId, priceGroupId: principal.priceGroupId }
+        const answer = Effect.flatMap(
+          Option.isSome(decode) ? decode.value(json) : Effect.succeed(undefined as never),
+          (payload) => Effect.provideService(handler({ payload }), Account.CurrentAccount, account)
+        ).pipe(
+          Effect.flatMap(encode),
+          Effect.map((body) => HttpServerResponse.unsafeJson(body, { status, contentType })),
+          Effect.catchIf(ParseResult.isParseError, HttpApiError.HttpApiDecodeError.refailParseError)
+        )
+        // The route, as the router names it on the request's span.
+        return Effect.flatMap(Effect.serviceOption(Tracer.ParentSpan), (span) => {
+          if (Option.isSome(span) && span.value._tag === "Span") span.value.attribute("http.route", path)
+          return answer
+        })
+      })
+    }
+  })
+  return calls
+}
+
 /** A test for the API's own errors, from every error schema its endpoints, groups and itself declare. */
 const apiErrorTest = (api: HttpApi.HttpApi.Any) => {
   const schemas: Array<Schema.Schema.Any> = []
@@ -138,7 +199,8 @@ const routedHeaders = (endpoint: Routes.Endpoint, headers: ResponseHeaders) => {
 export const make = (
   api: HttpApi.HttpApi.Any,
   routes: Routes.Routes,
-  reads: Readonly<Record<string, CachedRead>> = {}
+  reads: Readonly<Record<string, CachedRead>> = {},
+  direct: Readonly<Record<string, DirectHandler>> = {}
 ) =>
   Effect.gen(function*() {
     const apiKeys = yield* ApiKeys.ApiKeys
@@ -156,6 +218,12 @@ export const make = (
       metrics.route(endpoint.method, `/${endpoint.segments.join("/")}`)
     ]))
     const unmatched = metrics.route("", Metrics.UNMATCHED)
+    // The endpoints whose handlers the gateway calls itself, by the route decision.
+    const calls = directCalls(api, direct)
+    const directs = new Map(routes.endpoints.flatMap((endpoint) => {
+      const call = calls.get(endpoint.name)
+      return call === undefined ? [] : [[endpoint, call] as const]
+    }))
     const authFailures: ReadonlyArray<RateLimiter.Quota> = [{ scope: "auth", limit: settings.authFailureLimit }]
 
     /** Sends a decision's headers with the response; a refusal is a 429, returned (a plain check, no Effect). */
@@ -390,6 +458,9 @@ export const make = (
         }
         if (Option.isSome(body.invalid)) return yield* body.invalid.value
         routedHeaders(endpoint, headers)
+        // An API key's request to an endpoint the gateway can call itself needs nothing more from the router.
+        const call = directs.get(endpoint)
+        if (call !== undefined && caller._tag === "Reseller") return yield* call(caller.principal, body.json)
         const routed = RequestBody.withBody(request.modify({ url: target.path + target.query }), body.text, body.json)
         return yield* app.pipe(
           Effect.provideService(HttpServerRequest.HttpServerRequest, routed),

@@ -189,7 +189,12 @@ export const ApiLive = Layer.mergeAll(
   ),
   // The gateway, and its answers to the catalogue's reads before the router (the request log asks for them).
   Layer.unwrapEffect(Effect.gen(function*() {
-    const gateway = yield* Gateway.make(ServerApi, routes, yield* ResellerHandlers.cachedReads)
+    const gateway = yield* Gateway.make(
+      ServerApi,
+      routes,
+      yield* ResellerHandlers.cachedReads,
+      yield* ResellerHandlers.direct
+    )
     return Layer.merge(
       HttpApiBuilder.middleware(ServerApi, gateway.middleware),
       Layer.succeed(RequestContext.EarlyAnswer, gateway.early)

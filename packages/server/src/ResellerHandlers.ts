@@ -1,35 +1,37 @@
 /**
  * The public API's handlers: each binds an endpoint of `ResellerApi` to the domain.
  */
-import { Account, type Bundle, type Network, ResellerApi } from "@databundle/contract"
+import { Account, type Bundle, type Network, type Order, ResellerApi } from "@databundle/contract"
 import { Catalog, Orders, Wallet, Webhooks } from "@databundle/core"
 import { HttpApiBuilder, HttpApp, HttpServerResponse } from "@effect/platform"
 import { Effect, Layer, Option, Schema } from "effect"
 import type * as Gateway from "./Gateway.js"
 import { ServerApi } from "./ServerApi.js"
 
+/** GET /balance: the handler the router and the gateway (`direct`) both call. */
+const balance = Effect.map(Wallet.Wallet, (wallet) => () =>
+  Effect.gen(function*() {
+    const { accountId } = yield* Account.CurrentAccount
+    const balance = yield* wallet.balances(accountId)
+    return { success: true as const, balance: Option.getOrThrow(balance) }
+  }))
+
 /** GET /balance and GET /wallet/transactions. */
-export const WalletLive = HttpApiBuilder.group(
-  ServerApi,
-  "wallet",
-  (handlers) =>
-    handlers
-      .handle("balance", () =>
-        Effect.gen(function*() {
-          const { accountId } = yield* Account.CurrentAccount
-          const balance = yield* (yield* Wallet.Wallet).balances(accountId)
-          return { success: true as const, balance: Option.getOrThrow(balance) }
-        }))
+export const WalletLive = HttpApiBuilder.group(ServerApi, "wallet", (handlers) =>
+  Effect.gen(function*() {
+    const wallet = yield* Wallet.Wallet
+    return handlers
+      .handle("balance", yield* balance)
       .handle("transactions", ({ urlParams }) =>
         Effect.gen(function*() {
           const { accountId } = yield* Account.CurrentAccount
-          const page = yield* (yield* Wallet.Wallet).ledger(accountId, urlParams).pipe(
+          const page = yield* wallet.ledger(accountId, urlParams).pipe(
             // The authenticated account exists; its absence would be a broken invariant.
             Effect.catchTag("AccountNotFound", (error) => Effect.die(error))
           )
           return { success: true as const, ...page }
         }))
-)
+  }))
 
 /**
  * A response made once for each value `Catalog` hands out (the same object for as long as it
@@ -110,38 +112,57 @@ const placedMessage = (status: string, replayed: boolean) =>
     ? "Order placed and awaiting delivery"
     : "Order failed; the amount was refunded"
 
+/** POST /orders: the handler the router and the gateway (`direct`) both call. */
+const place = Effect.map(
+  Orders.Orders,
+  (orders) => ({ payload }: { readonly payload: Order.PlaceOrderPayload }) =>
+    Effect.gen(function*() {
+      const { accountId } = yield* Account.CurrentAccount
+      const placement = yield* orders.place(accountId, payload)
+      yield* Effect.annotateCurrentSpan("order_number", placement.order.order_number)
+      if (placement.replayed) {
+        yield* HttpApp.appendPreResponseHandler((_, response) =>
+          Effect.succeed(HttpServerResponse.setHeader(response, ResellerApi.IDEMPOTENT_REPLAYED_HEADER, "true"))
+        )
+      }
+      return {
+        success: true as const,
+        message: placedMessage(placement.order.status, placement.replayed),
+        order: placement.order,
+        wallet_balance: placement.walletBalance
+      }
+    })
+)
+
 /** POST /orders, GET /orders/{order_number}, GET /orders. */
 export const OrdersLive = HttpApiBuilder.group(ServerApi, "orders", (handlers) =>
-  handlers
-    .handle("place", ({ payload }) =>
-      Effect.gen(function*() {
-        const { accountId } = yield* Account.CurrentAccount
-        const placement = yield* (yield* Orders.Orders).place(accountId, payload)
-        yield* Effect.annotateCurrentSpan("order_number", placement.order.order_number)
-        if (placement.replayed) {
-          yield* HttpApp.appendPreResponseHandler((_, response) =>
-            Effect.succeed(HttpServerResponse.setHeader(response, ResellerApi.IDEMPOTENT_REPLAYED_HEADER, "true"))
-          )
-        }
-        return {
-          success: true as const,
-          message: placedMessage(placement.order.status, placement.replayed),
-          order: placement.order,
-          wallet_balance: placement.walletBalance
-        }
-      }))
-    .handle("get", ({ path }) =>
-      Effect.gen(function*() {
-        yield* Effect.annotateCurrentSpan("order_number", path.order_number)
-        const { accountId } = yield* Account.CurrentAccount
-        const order = yield* (yield* Orders.Orders).get(accountId, path.order_number)
-        return { success: true as const, order }
-      }))
-    .handle("list", ({ urlParams }) =>
-      Effect.gen(function*() {
-        const { accountId } = yield* Account.CurrentAccount
-        return { success: true as const, ...(yield* (yield* Orders.Orders).list(accountId, urlParams)) }
-      })))
+  Effect.gen(function*() {
+    const orders = yield* Orders.Orders
+    return handlers
+      .handle("place", yield* place)
+      .handle("get", ({ path }) =>
+        Effect.gen(function*() {
+          yield* Effect.annotateCurrentSpan("order_number", path.order_number)
+          const { accountId } = yield* Account.CurrentAccount
+          const order = yield* orders.get(accountId, path.order_number)
+          return { success: true as const, order }
+        }))
+      .handle("list", ({ urlParams }) =>
+        Effect.gen(function*() {
+          const { accountId } = yield* Account.CurrentAccount
+          return { success: true as const, ...(yield* orders.list(accountId, urlParams)) }
+        }))
+  }))
+
+/**
+ * The handlers the gateway calls itself, without the router (`Gateway.DirectHandler`): the
+ * busiest reseller requests that take no more than a payload.
+ */
+export const direct: Effect.Effect<
+  Readonly<Record<string, Gateway.DirectHandler>>,
+  never,
+  Orders.Orders | Wallet.Wallet
+> = Effect.all({ "orders.place": place, "wallet.balance": balance })
 
 /** GET /events and POST /events/test. */
 export const EventsLive = HttpApiBuilder.group(ServerApi, "events", (handlers) =>

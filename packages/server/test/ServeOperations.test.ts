@@ -190,6 +190,8 @@ describe("serve, operated", () => {
         assert.strictEqual(request!.name, "http.server POST")
         assert.strictEqual(request!.service, "bundles-test")
         assert.strictEqual(String(request!.attributes["http.response.status_code"]), "200")
+        // The route is named as the router names it, though the gateway called the handler itself.
+        assert.strictEqual(request!.attributes["http.route"], "/api/v1/orders")
         // The order number is on a span of the same request's trace.
         assert.isTrue(
           spans.some((span) => span.traceId === request!.traceId && span.attributes.order_number === order.number),
