@@ -331,7 +331,8 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
         // cache), inserts the order, debits the main wallet and writes the ledger entry (the
         // movement `Wallet.move` makes: the balance changes only if it stays non-negative, and
         // the entry records the balance it left), then numbers the account's events from its
-        // counter and writes them (what `Webhooks.enqueue` does). An unavailable bundle reads
+        // counter and writes them (what `Webhooks.enqueue` does), counting the order on the account's
+        // row with them (the total of its unfiltered list, kept). An unavailable bundle reads
         // nothing and writes nothing; a reference already taken inserts and moves nothing; a
         // wallet short of the price debits nothing, so the entry's balance is null, which its
         // NOT NULL refuses: the statement fails and leaves nothing behind.
@@ -384,7 +385,7 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
             RETURNING balance_after
           ),
           counter AS (
-            UPDATE accounts a SET event_seq = a.event_seq + ${events.length}
+            UPDATE accounts a SET event_seq = a.event_seq + ${events.length}, order_count = a.order_count + 1
             FROM entry
             WHERE a.id = ${accountId}
             RETURNING a.id, a.event_seq, (SELECT t.webhook_url FROM webhook_targets t WHERE t.id = a.id) AS webhook_url
