@@ -557,15 +557,25 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
       return toOrder(row)
     })
 
-    const listWhere = (where: ReturnType<typeof sql.and>, page: Page.Page, oldestFirst = false) =>
+    /** The orders `where` selects, counted. */
+    const countWhere = (where: Statement.Fragment) =>
+      sql<{ total: string }>`SELECT count(*) AS total FROM orders o WHERE ${where}`
+
+    /** One page of the orders `where` selects, with `total`, the statement that reads how many there are. */
+    const listWhere = (
+      where: Statement.Fragment,
+      total: Effect.Effect<ReadonlyArray<{ readonly total: string }>, SqlError>,
+      page: Page.Page,
+      oldestFirst = false
+    ) =>
       Effect.gen(function*() {
-        const [count] = yield* sql<{ total: string }>`SELECT count(*) AS total FROM orders o WHERE ${where}`
+        const [count] = yield* total
         const rows = yield* sql<AdminOrderRow>`
           SELECT ${sql.literal(ORDER_COLUMNS)}, ${sql.literal(ADMIN_COLUMNS)} FROM orders o WHERE ${where}
           ORDER BY ${oldestFirst ? sql`o.created_at, o.id` : sql`o.created_at DESC, o.id DESC`}
           LIMIT ${page.perPage} OFFSET ${page.offset}
         `
-        return { rows, pagination: Page.pagination(page, Number(count!.total)) }
+        return { rows, pagination: Page.pagination(page, Number(count?.total ?? 0)) }
       }).pipe(orDie)
 
     /** One page of an account's orders, newest first, with the reconciliation filters. */
@@ -587,7 +597,16 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
             : sql`o.created_at <= ${Page.boundInstant(query.to, "to")}`
         )
       }
-      const result = yield* listWhere(sql.and(conditions), Page.resolve(query, Order.DEFAULT_PER_PAGE))
+      const where = sql.and(conditions)
+      // Unfiltered, the total is the count the account keeps (one row by its key), not a count of its
+      // orders, which grows with them.
+      const unfiltered = conditions.length === 1
+      const total = unfiltered
+        ? sql<{ total: string }>`${prepared(sql)}
+          SELECT order_count AS total FROM accounts WHERE id = ${accountId}
+        `
+        : countWhere(where)
+      const result = yield* listWhere(where, total, Page.resolve(query, Order.DEFAULT_PER_PAGE))
       return { orders: result.rows.map(toOrder), pagination: result.pagination }
     })
 
@@ -618,8 +637,10 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
       if (query.phone_number !== undefined) {
         conditions.push(sql`o.phone_national = ${Phone.nationalDigits(query.phone_number)}`)
       }
+      const where = sql.and(conditions)
       const result = yield* listWhere(
-        sql.and(conditions),
+        where,
+        countWhere(where),
         Page.resolve(query, PageContract.ADMIN_DEFAULT_PER_PAGE),
         query.sort === "oldest"
       )
