@@ -331,7 +331,8 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
         // cache), inserts the order, debits the main wallet and writes the ledger entry (the
         // movement `Wallet.move` makes: the balance changes only if it stays non-negative, and
         // the entry records the balance it left), then numbers the account's events from its
-        // counter and writes them (what `Webhooks.enqueue` does). An unavailable bundle reads
+        // counter and writes them (what `Webhooks.enqueue` does), counting the order on the account's
+        // row with them (the total of its unfiltered list, kept). An unavailable bundle reads
         // nothing and writes nothing; a reference already taken inserts and moves nothing; a
         // wallet short of the price debits nothing, so the entry's balance is null, which its
         // NOT NULL refuses: the statement fails and leaves nothing behind.
@@ -384,7 +385,7 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
             RETURNING balance_after
           ),
           counter AS (
-            UPDATE accounts a SET event_seq = a.event_seq + ${events.length}
+            UPDATE accounts a SET event_seq = a.event_seq + ${events.length}, order_count = a.order_count + 1
             FROM entry
             WHERE a.id = ${accountId}
             RETURNING a.id, a.event_seq, (SELECT t.webhook_url FROM webhook_targets t WHERE t.id = a.id) AS webhook_url
@@ -556,15 +557,25 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
       return toOrder(row)
     })
 
-    const listWhere = (where: ReturnType<typeof sql.and>, page: Page.Page, oldestFirst = false) =>
+    /** The orders `where` selects, counted. */
+    const countWhere = (where: Statement.Fragment) =>
+      sql<{ total: string }>`SELECT count(*) AS total FROM orders o WHERE ${where}`
+
+    /** One page of the orders `where` selects, with `total`, the statement that reads how many there are. */
+    const listWhere = (
+      where: Statement.Fragment,
+      total: Effect.Effect<ReadonlyArray<{ readonly total: string }>, SqlError>,
+      page: Page.Page,
+      oldestFirst = false
+    ) =>
       Effect.gen(function*() {
-        const [count] = yield* sql<{ total: string }>`SELECT count(*) AS total FROM orders o WHERE ${where}`
+        const [count] = yield* total
         const rows = yield* sql<AdminOrderRow>`
           SELECT ${sql.literal(ORDER_COLUMNS)}, ${sql.literal(ADMIN_COLUMNS)} FROM orders o WHERE ${where}
           ORDER BY ${oldestFirst ? sql`o.created_at, o.id` : sql`o.created_at DESC, o.id DESC`}
           LIMIT ${page.perPage} OFFSET ${page.offset}
         `
-        return { rows, pagination: Page.pagination(page, Number(count!.total)) }
+        return { rows, pagination: Page.pagination(page, Number(count?.total ?? 0)) }
       }).pipe(orDie)
 
     /** One page of an account's orders, newest first, with the reconciliation filters. */
@@ -586,7 +597,16 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
             : sql`o.created_at <= ${Page.boundInstant(query.to, "to")}`
         )
       }
-      const result = yield* listWhere(sql.and(conditions), Page.resolve(query, Order.DEFAULT_PER_PAGE))
+      const where = sql.and(conditions)
+      // Unfiltered, the total is the count the account keeps (one row by its key), not a count of its
+      // orders, which grows with them.
+      const unfiltered = conditions.length === 1
+      const total = unfiltered
+        ? sql<{ total: string }>`${prepared(sql)}
+          SELECT order_count AS total FROM accounts WHERE id = ${accountId}
+        `
+        : countWhere(where)
+      const result = yield* listWhere(where, total, Page.resolve(query, Order.DEFAULT_PER_PAGE))
       return { orders: result.rows.map(toOrder), pagination: result.pagination }
     })
 
@@ -617,8 +637,10 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
       if (query.phone_number !== undefined) {
         conditions.push(sql`o.phone_national = ${Phone.nationalDigits(query.phone_number)}`)
       }
+      const where = sql.and(conditions)
       const result = yield* listWhere(
-        sql.and(conditions),
+        where,
+        countWhere(where),
         Page.resolve(query, PageContract.ADMIN_DEFAULT_PER_PAGE),
         query.sort === "oldest"
       )
