@@ -33,7 +33,7 @@ import { Cause, Clock, Data, Duration, Effect, Either, Option, Schedule, Schema 
 import { int8, isUniqueViolation, orDie, sqlState } from "./Database.js"
 import { type FulfillmentOutcome, FulfillmentProvider, type FulfillmentRequest, simulator } from "./Fulfillment.js"
 import * as Page from "./Page.js"
-import { prepared } from "./Postgres.js"
+import { prepared, reusable } from "./Postgres.js"
 import { Settings } from "./Settings.js"
 import * as Tokens from "./Tokens.js"
 import { Wallet } from "./Wallet.js"
@@ -159,8 +159,39 @@ const STAND_IN = {
   balance: 123456789012346n,
   label: "\u0000bundle label",
   network: "\u0000network name",
-  time: new Date(Date.UTC(1901, 0, 1, 0, 0, 0, 1))
+  phoneNumber: "\u0000phone number",
+  reference: "\u0000reference",
+  time: new Date(Date.UTC(1901, 0, 1, 0, 0, 0, 1)),
+  eventTime: new Date(Date.UTC(1901, 0, 1, 0, 0, 0, 2)),
+  accountId: 1_987_654_321 as Account.AccountId,
+  orderNumber: "ORD-STANDIN00000" as Order.OrderNumber,
+  debitId: "evt_StandInDebit" as Webhook.EventId,
+  successId: "evt_StandInSuccess" as Webhook.EventId
 } as const
+
+/** The values of a placement that its statement takes from the call (`Postgres.reusable`'s slots). */
+type PlacementSlot =
+  | "orderNumber"
+  | "accountId"
+  | "bundleId"
+  | "phoneNumber"
+  | "phoneNational"
+  | "reference"
+  | "testDelivers"
+  | "liveDelivers"
+  | "createdAt"
+  | "debitId"
+  | "successId"
+
+/** What the placement returns: the order when it was placed, with its bundle, mode, price and the balance left. */
+type PlacedRow = OrderRow & {
+  readonly bundle_key: string
+  readonly network_slug: string
+  readonly mode: "live" | "test"
+  readonly price: string
+  readonly placed: boolean
+  readonly balance_after: string | null
+}
 
 const encodeCedis = Schema.encodeSync(Money.Cedis)
 
@@ -242,128 +273,126 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
           : Effect.fail(new Bundle.BundleUnavailable({ message: `${bundle.name} is not available now` }))
       })
 
-    const placeAtOnce = (accountId: number, input: Order.PlaceOrderPayload) =>
-      Effect.gen(function*() {
-        const orderNumber = Tokens.orderNumber() as Order.OrderNumber
-        // A provider that knows from the number alone that it delivers (the simulator) has the
-        // delivery recorded with the placement, not in a second statement after it. Which
-        // provider is the account's mode's: only when the two would answer differently (live
-        // orders bought upstream) is the mode read first.
-        const delivers = (mode: "live" | "test") => {
-          const provider = providerFor(mode)
-          return provider.decide !== undefined && Option.exists(
-            provider.decide({ orderNumber, phoneNumber: input.phone_number }),
-            (outcome) => outcome._tag === "Delivered"
-          )
-        }
-        const testDelivers = delivers("test")
-        const liveDelivers = delivers("live")
-        const delivered = testDelivers === liveDelivers ? liveDelivers : (yield* sql<{ mode: string }>`
-          SELECT mode FROM accounts WHERE id = ${accountId}
-        `)[0]?.mode === "test"
-          ? testDelivers
-          : liveDelivers
-        // The events the placement writes (`Wallet.announce`'s debit, and the delivery when it
-        // is known), with stand-ins for what only the statement knows, spliced in there.
-        const now = new Date(yield* Clock.currentTimeMillis)
-        const debitId = Webhook.EventId.make(Tokens.eventId())
+    /**
+     * The placement, one statement for each of its two shapes (with the delivery's event or
+     * without), built once (`reusable`); a call's values go in its slots.
+     *
+     * One statement, so one round trip and no transaction around it (a statement is a
+     * transaction of its own): it reads the bundle and the account's price (never from a
+     * cache), inserts the order, debits the main wallet and writes the ledger entry (the
+     * movement `Wallet.move` makes: the balance changes only if it stays non-negative, and
+     * the entry records the balance it left), then numbers the account's events from its
+     * counter and writes them (what `Webhooks.enqueue` does), counting the order on the account's
+     * row with them (the total of its unfiltered list, kept). An unavailable bundle reads
+     * nothing and writes nothing; a reference already taken inserts and moves nothing; a
+     * wallet short of the price debits nothing, so the entry's balance is null, which its
+     * NOT NULL refuses: the statement fails and leaves nothing behind.
+     *
+     * The events (`Wallet.announce`'s debit, and the delivery when it is known) are written by
+     * `Webhook.eventBody` once, with stand-ins for every value, which the statement replaces
+     * with the call's and its own (`Webhooks.splicedBody`).
+     */
+    const placement = (delivered: boolean) =>
+      reusable<PlacementSlot, PlacedRow>(sql, (slot) => {
         const debitEvent = Webhook.eventBody({
-          id: debitId,
+          id: STAND_IN.debitId,
           type: "wallet.debited",
-          created_at: now,
+          created_at: STAND_IN.eventTime,
           livemode: true,
           data: {
-            account_id: accountId as Account.AccountId,
+            account_id: STAND_IN.accountId,
             wallet: "main",
             amount: STAND_IN.price,
             balance: STAND_IN.balance,
             reason: "order",
-            order_number: orderNumber,
+            order_number: STAND_IN.orderNumber,
             note: null
           }
         })
+        // What both events say of the call: their ids and time, from its values; the order's number, from the insert.
+        const eventValues = (id: "debitId" | "successId"): ReadonlyArray<WebhooksModule.SplicedValue> => [
+          { standIn: JSON.stringify(STAND_IN[id]), json: sql`to_json(${slot(id)}::text)::text` },
+          {
+            standIn: JSON.stringify(STAND_IN.eventTime.toISOString()),
+            json: sql`to_json(${slot("createdAt")}::text)::text`
+          },
+          textValue(sql, STAND_IN.orderNumber, "p.order_number")
+        ]
         // A test account's events say `"livemode": false`; which one is written is the statement's choice.
-        const bothModes = (body: string, values: Parameters<typeof WebhooksModule.splicedBody>[2]) =>
+        const bothModes = (body: string, values: ReadonlyArray<WebhooksModule.SplicedValue>) =>
           sql`CASE WHEN bundle.mode = 'test' THEN ${
             WebhooksModule.splicedBody(sql, body.replace(`"livemode":true`, `"livemode":false`), values)
           } ELSE ${WebhooksModule.splicedBody(sql, body, values)} END`
         const events: Array<
-          { readonly id: string; readonly type: Webhook.WebhookEventType; readonly body: Statement.Fragment }
+          { readonly id: PlacementSlot; readonly type: Webhook.WebhookEventType; readonly body: Statement.Fragment }
         > = [{
-          id: debitId,
+          id: "debitId",
           type: "wallet.debited",
           body: bothModes(debitEvent, [
+            ...eventValues("debitId"),
+            {
+              standIn: `"account_id":${STAND_IN.accountId}`,
+              json: sql`${`"account_id":`}::text || p.account_id::text`
+            },
             cedisValue(sql, "amount", STAND_IN.price, "p.amount"),
             cedisValue(sql, "balance", STAND_IN.balance, "n.balance_after")
           ])
         }]
         if (delivered) {
-          const successId = Webhook.EventId.make(Tokens.eventId())
           const successEvent = Webhook.eventBody({
-            id: successId,
+            id: STAND_IN.successId,
             type: "order.successful",
-            created_at: now,
+            created_at: STAND_IN.eventTime,
             livemode: true,
             data: {
-              order_number: orderNumber,
+              order_number: STAND_IN.orderNumber,
               bundle: STAND_IN.label,
               network: STAND_IN.network,
-              phone_number: input.phone_number,
+              phone_number: STAND_IN.phoneNumber,
               amount_paid: STAND_IN.price,
               status: "successful",
-              reference: input.reference ?? null,
+              reference: STAND_IN.reference,
               created_at: STAND_IN.time
             }
           })
           events.push({
-            id: successId,
+            id: "successId",
             type: "order.successful",
             body: bothModes(successEvent, [
+              ...eventValues("successId"),
               textValue(sql, STAND_IN.label, "p.bundle_label"),
               textValue(sql, STAND_IN.network, "p.network_name"),
+              textValue(sql, STAND_IN.phoneNumber, "p.phone_number"),
+              {
+                standIn: JSON.stringify(STAND_IN.reference),
+                json: sql`COALESCE(to_json(p.reference)::text, 'null')`
+              },
               cedisValue(sql, "amount_paid", STAND_IN.price, "p.amount"),
               timeValue(sql, STAND_IN.time, "p.created_at")
             ])
           })
         }
-        // One statement, so one round trip and no transaction around it (a statement is a
-        // transaction of its own): it reads the bundle and the account's price (never from a
-        // cache), inserts the order, debits the main wallet and writes the ledger entry (the
-        // movement `Wallet.move` makes: the balance changes only if it stays non-negative, and
-        // the entry records the balance it left), then numbers the account's events from its
-        // counter and writes them (what `Webhooks.enqueue` does), counting the order on the account's
-        // row with them (the total of its unfiltered list, kept). An unavailable bundle reads
-        // nothing and writes nothing; a reference already taken inserts and moves nothing; a
-        // wallet short of the price debits nothing, so the entry's balance is null, which its
-        // NOT NULL refuses: the statement fails and leaves nothing behind.
-        const result = yield* sql<
-          OrderRow & {
-            bundle_key: string
-            network_slug: string
-            mode: "live" | "test"
-            price: string
-            placed: boolean
-            balance_after: string | null
-          }
-        >`${prepared(sql)}
+        return sql<PlacedRow>`${prepared(sql)}
           WITH bundle AS (
             SELECT b.key, b.name, n.name AS network_name, n.slug AS network_slug,
               COALESCE(p.price, b.base_price) AS price, a.mode,
-              CASE WHEN a.mode = 'test' THEN ${testDelivers}::boolean ELSE ${liveDelivers}::boolean END AS delivered
+              CASE WHEN a.mode = 'test' THEN ${slot("testDelivers")}::boolean ELSE ${
+          slot("liveDelivers")
+        }::boolean END AS delivered
             FROM accounts a
             -- A test account pays its live account's prices.
             JOIN accounts g ON g.id = COALESCE(a.live_account_id, a.id)
-            JOIN bundles b ON b.id = ${input.bundle_id}
+            JOIN bundles b ON b.id = ${slot("bundleId")}
             JOIN networks n ON n.id = b.network_id
             LEFT JOIN bundle_prices p ON p.bundle_id = b.id AND p.price_group_id = g.price_group_id
-            WHERE a.id = ${accountId} AND b.active AND n.active
+            WHERE a.id = ${slot("accountId")} AND b.active AND n.active
           ),
           placed AS (
             INSERT INTO orders (order_number, account_id, bundle_id, bundle_label, network_name, phone_number,
               phone_national, amount, reference, status, settled_at, next_check_at, mode)
-            SELECT ${orderNumber}, ${accountId}, ${input.bundle_id}, bundle.name, bundle.network_name,
-              ${input.phone_number}, ${Phone.nationalDigits(input.phone_number)}, bundle.price,
-              ${input.reference ?? null}, CASE WHEN bundle.delivered THEN 'successful' ELSE 'pending' END,
+            SELECT ${slot("orderNumber")}, ${slot("accountId")}, ${slot("bundleId")}, bundle.name, bundle.network_name,
+              ${slot("phoneNumber")}, ${slot("phoneNational")}, bundle.price,
+              ${slot("reference")}, CASE WHEN bundle.delivered THEN 'successful' ELSE 'pending' END,
               CASE WHEN bundle.delivered THEN now() END,
               CASE WHEN NOT bundle.delivered THEN now() + make_interval(secs => ${RECOVERY_DELAY_SECONDS}) END,
               bundle.mode
@@ -387,14 +416,14 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
           counter AS (
             UPDATE accounts a SET event_seq = a.event_seq + ${events.length}, order_count = a.order_count + 1
             FROM entry
-            WHERE a.id = ${accountId}
+            WHERE a.id = ${slot("accountId")}
             RETURNING a.id, a.event_seq, (SELECT t.webhook_url FROM webhook_targets t WHERE t.id = a.id) AS webhook_url
           ),
           events AS (
             INSERT INTO webhook_events (id, account_id, seq, type, body, next_attempt_at, queued_at)
             ${
           sql.join(" UNION ALL ", false)(events.map((event, i) =>
-            sql`SELECT ${event.id}::text, c.id, c.event_seq - ${events.length - 1 - i}, ${event.type}::text,
+            sql`SELECT ${slot(event.id)}::text, c.id, c.event_seq - ${events.length - 1 - i}, ${event.type}::text,
               ${event.body},
               CASE WHEN c.webhook_url IS NULL THEN NULL ELSE now() END,
               CASE WHEN c.webhook_url IS NULL THEN NULL ELSE now() END
@@ -407,7 +436,44 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
             bundle.price,
             p.id IS NOT NULL AS placed, e.balance_after
           FROM bundle LEFT JOIN placed p ON true LEFT JOIN entry e ON true
-        `.pipe(
+        `
+      })
+    const placements = { pending: placement(false), delivered: placement(true) }
+
+    const placeAtOnce = (accountId: number, input: Order.PlaceOrderPayload) =>
+      Effect.gen(function*() {
+        const orderNumber = Tokens.orderNumber() as Order.OrderNumber
+        // A provider that knows from the number alone that it delivers (the simulator) has the
+        // delivery recorded with the placement, not in a second statement after it. Which
+        // provider is the account's mode's: only when the two would answer differently (live
+        // orders bought upstream) is the mode read first.
+        const delivers = (mode: "live" | "test") => {
+          const provider = providerFor(mode)
+          return provider.decide !== undefined && Option.exists(
+            provider.decide({ orderNumber, phoneNumber: input.phone_number }),
+            (outcome) => outcome._tag === "Delivered"
+          )
+        }
+        const testDelivers = delivers("test")
+        const liveDelivers = delivers("live")
+        const delivered = testDelivers === liveDelivers ? liveDelivers : (yield* sql<{ mode: string }>`
+          SELECT mode FROM accounts WHERE id = ${accountId}
+        `)[0]?.mode === "test"
+          ? testDelivers
+          : liveDelivers
+        const result = yield* (delivered ? placements.delivered : placements.pending)({
+          orderNumber,
+          accountId,
+          bundleId: input.bundle_id,
+          phoneNumber: input.phone_number,
+          phoneNational: Phone.nationalDigits(input.phone_number),
+          reference: input.reference ?? null,
+          testDelivers,
+          liveDelivers,
+          createdAt: new Date(yield* Clock.currentTimeMillis).toISOString(),
+          debitId: Tokens.eventId(),
+          successId: delivered ? Tokens.eventId() : null
+        }).pipe(
           Effect.map(Either.right),
           Effect.catchIf(
             isShortWallet,

@@ -24,6 +24,27 @@ const MARK = "/* prepared */"
  */
 export const prepared = (sql: SqlClient.SqlClient): Statement.Fragment => sql.literal(MARK)
 
+/** How a slot's stand-in value starts: no value a statement is built with starts so. */
+const SLOT = "\u0000slot:"
+
+/**
+ * A statement built and compiled once, its per-call values in named slots: `build` writes it
+ * with `slot(name)` wherever a value goes; the result sends its text with a call's values in
+ * those places. For a hot statement whose SQL is long or built from many fragments, so that
+ * neither is done again at every call (and, marked `prepared`, its one text is named once).
+ */
+export const reusable = <K extends string, A extends object>(
+  sql: SqlClient.SqlClient,
+  build: (slot: (name: K) => string) => Statement.Statement<A>
+) => {
+  const [text, params] = build((name) => SLOT + name).compile()
+  const places = params.map((param) =>
+    typeof param === "string" && param.startsWith(SLOT) ? param.slice(SLOT.length) as K : undefined
+  )
+  return (values: Readonly<Record<K, unknown>>) =>
+    sql.unsafe<A>(text, places.map((name, i) => name === undefined ? params[i]! : values[name]))
+}
+
 // A statement's name, by a hash of its text (one name per text, so a shape of its own is
 // another statement); kept, as there are only a few marked texts.
 const names = new Map<string, string>()

@@ -230,20 +230,30 @@ for (const target of targets) {
             reference: "ev.1"
           })
           const pending = yield* place(account, { bundle_id: bundle!.id, phone_number: "0249999999" })
-          const rows = yield* sql<{ seq: string; type: string; body: string; created_at: Date }>`
-            SELECT seq::text AS seq, type, body, created_at FROM webhook_events
+          // Delivered without a reference, to a number written the international way.
+          const unreferenced = yield* place(account, { bundle_id: bundle!.id, phone_number: "233241234567" })
+          const rows = yield* sql<{ id: string; seq: string; type: string; body: string; created_at: Date }>`
+            SELECT id, seq::text AS seq, type, body, created_at FROM webhook_events
             WHERE account_id = ${account} ORDER BY seq
           `
-          // The funding, then the first order's debit and delivery, then the second's debit.
+          // The funding, then the first order's debit and delivery, the second's debit, the third's debit and delivery.
           assert.deepStrictEqual(rows.map((row) => [row.seq, row.type]), [
             ["1", "wallet.funded"],
             ["2", "wallet.debited"],
             ["3", "order.successful"],
-            ["4", "wallet.debited"]
+            ["4", "wallet.debited"],
+            ["5", "wallet.debited"],
+            ["6", "order.successful"]
           ])
           const decode = Schema.decodeUnknownSync(Schema.parseJson(Webhook.WebhookEvent))
-          for (const row of rows) assert.strictEqual(Webhook.eventBody(decode(row.body)), row.body)
-          const [, debit, success, secondDebit] = rows.map((row) => decode(row.body))
+          for (const row of rows) {
+            const event = decode(row.body)
+            assert.strictEqual(Webhook.eventBody(event), row.body)
+            // Each body names its own event.
+            assert.strictEqual(event.id, row.id)
+          }
+          assert.strictEqual(new Set(rows.map((row) => row.id)).size, rows.length)
+          const [, debit, success, secondDebit, , thirdSuccess] = rows.map((row) => decode(row.body))
           assert.deepInclude(debit!.data, {
             account_id: account,
             wallet: "main",
@@ -256,6 +266,9 @@ for (const target of targets) {
           assert.deepStrictEqual(success!.data, { ...delivered.order, bundle: label, network: "MTN" })
           assert.strictEqual((success!.data as Order.Order).created_at.getTime(), delivered.order.created_at.getTime())
           assert.deepInclude(secondDebit!.data, { balance: 97_595n, order_number: pending.order.order_number })
+          assert.deepStrictEqual(thirdSuccess!.data, { ...unreferenced.order, bundle: label, network: "MTN" })
+          assert.strictEqual((thirdSuccess!.data as Order.Order).reference, null)
+          assert.strictEqual((thirdSuccess!.data as Order.Order).phone_number, "233241234567")
           assert.isTrue((yield* audit).ok)
         }))
 
