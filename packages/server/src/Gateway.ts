@@ -93,24 +93,29 @@ export type CachedRead = (
 
 /**
  * A reseller endpoint's own handler, which the gateway may call itself instead of handing the
- * request to the router: for an endpoint with no path, query or header parameters, only a
- * payload (or nothing), run with the caller's account as the API key's security middleware
- * would provide it.
+ * request to the router: for an endpoint with no query or header parameters, only path
+ * parameters and a payload (or neither), run with the caller's account as the API key's
+ * security middleware would provide it.
  */
 export type DirectHandler = (
-  request: { readonly payload: never }
+  request: { readonly path: never; readonly payload: never }
 ) => Effect.Effect<unknown, unknown, Account.CurrentAccount>
+
+/** A direct handler as the gateway calls it: with the caller, the path's parameters and the body's JSON. */
+type DirectCall = (
+  principal: ApiKeys.Principal,
+  params: Readonly<Record<string, string>>,
+  json: unknown
+) => Effect.Effect<HttpServerResponse.HttpServerResponse, unknown>
 
 /**
  * The direct handlers of `api` (by endpoint name, `group.endpoint`), each wrapped as the
- * router wraps it: its payload decoded and its answer encoded by the endpoint's own schemas,
- * a payload that does not decode failing as the router's decode error does.
+ * router wraps it: its path parameters and payload decoded and its answer encoded by the
+ * endpoint's own schemas, a parameter or payload that does not decode failing as the
+ * router's decode error does.
  */
 const directCalls = (api: HttpApi.HttpApi.Any, handlers: Readonly<Record<string, DirectHandler>>) => {
-  const calls = new Map<
-    string,
-    (principal: ApiKeys.Principal, json: unknown) => Effect.Effect<HttpServerResponse.HttpServerResponse, unknown>
-  >()
+  const calls = new Map<string, DirectCall>()
   HttpApi.reflect(api as HttpApi.HttpApi<string, never, never, never>, {
     onGroup: () => {},
     onEndpoint: ({ endpoint, group, successes }) => {
@@ -119,22 +124,28 @@ const directCalls = (api: HttpApi.HttpApi.Any, handlers: Readonly<Record<string,
       if (handler === undefined) return
       const [success, ...others] = successes
       if (
-        Option.isSome(endpoint.pathSchema) || Option.isSome(endpoint.urlParamsSchema) ||
+        Option.isSome(endpoint.urlParamsSchema) ||
         Option.isSome(endpoint.headersSchema) || success === undefined || others.length > 0 ||
         Option.isNone(success[1].ast) || HttpApiSchema.getEncoding(success[1].ast.value).kind !== "Json"
       ) {
-        throw new Error(`${name} cannot be called without the router: it takes more than a JSON payload`)
+        throw new Error(`${name} cannot be called without the router: it takes more than path parameters and JSON`)
       }
       const [status, { ast }] = success
       const contentType = HttpApiSchema.getEncoding(ast.value).contentType
       const encode = Schema.encode(Schema.make(ast.value))
-      const decode = Option.map(endpoint.payloadSchema, Schema.decodeUnknown)
-      const path = endpoint.path
-      calls.set(name, (principal, json) => {
+      const decode = (schema: Option.Option<Schema.Schema<never, unknown>>) => {
+        const decoder = Option.map(schema, (s) => Schema.decodeUnknown(s))
+        return (input: unknown): Effect.Effect<never, ParseResult.ParseError> =>
+          Option.isSome(decoder) ? decoder.value(input) : Effect.succeed(undefined as never)
+      }
+      const decodePath = decode(endpoint.pathSchema)
+      const decodePayload = decode(endpoint.payloadSchema)
+      const route = endpoint.path
+      calls.set(name, (principal, params, json) => {
         const account = { accountId: principal.accountId, keyId: principal.keyId, priceGroupId: principal.priceGroupId }
         const answer = Effect.flatMap(
-          Option.isSome(decode) ? decode.value(json) : Effect.succeed(undefined as never),
-          (payload) => Effect.provideService(handler({ payload }), Account.CurrentAccount, account)
+          Effect.zip(decodePath(params), decodePayload(json)),
+          ([path, payload]) => Effect.provideService(handler({ path, payload }), Account.CurrentAccount, account)
         ).pipe(
           Effect.flatMap(encode),
           Effect.map((body) => HttpServerResponse.unsafeJson(body, { status, contentType })),
@@ -142,13 +153,31 @@ const directCalls = (api: HttpApi.HttpApi.Any, handlers: Readonly<Record<string,
         )
         // The route, as the router names it on the request's span.
         return Effect.flatMap(Effect.serviceOption(Tracer.ParentSpan), (span) => {
-          if (Option.isSome(span) && span.value._tag === "Span") span.value.attribute("http.route", path)
+          if (Option.isSome(span) && span.value._tag === "Span") span.value.attribute("http.route", route)
           return answer
         })
       })
     }
   })
   return calls
+}
+
+/**
+ * The path parameters of a request for `endpoint` by its canonical `path`, undecoded, as the
+ * router would hand them to the handler; `undefined` when one is percent-escaped (the router
+ * decodes escapes: such a request is left to it).
+ */
+const pathParams = (endpoint: Routes.Endpoint, path: string): Readonly<Record<string, string>> | undefined => {
+  const params: Record<string, string> = {}
+  if (endpoint.params.length === 0) return params
+  const parts = path.slice(1).split("/")
+  for (let i = 0; i < endpoint.segments.length; i++) {
+    const segment = endpoint.segments[i]!
+    if (!segment.startsWith(":")) continue
+    if (parts[i]!.includes("%")) return undefined
+    params[segment.slice(1)] = parts[i]!
+  }
+  return params
 }
 
 /** A test for the API's own errors, from every error schema its endpoints, groups and itself declare. */
@@ -459,8 +488,11 @@ export const make = (
         if (Option.isSome(body.invalid)) return yield* body.invalid.value
         routedHeaders(endpoint, headers)
         // An API key's request to an endpoint the gateway can call itself needs nothing more from the router.
-        const call = directs.get(endpoint)
-        if (call !== undefined && caller._tag === "Reseller") return yield* call(caller.principal, body.json)
+        const call = caller._tag === "Reseller" ? directs.get(endpoint) : undefined
+        const params = call === undefined ? undefined : pathParams(endpoint, target.path)
+        if (call !== undefined && params !== undefined && caller._tag === "Reseller") {
+          return yield* call(caller.principal, params, body.json)
+        }
         const routed = RequestBody.withBody(request.modify({ url: target.path + target.query }), body.text, body.json)
         return yield* app.pipe(
           Effect.provideService(HttpServerRequest.HttpServerRequest, routed),
@@ -524,16 +556,9 @@ export const make = (
       if (kind !== "apiKey" || given === undefined || given.length === 0) return undefined
       const found = apiKeys.peek(given)
       if (found === undefined || Option.isNone(found)) return undefined
-      // The path is canonical (the decision is an endpoint): its parameters, undecoded.
-      const parts = target.path.slice(1).split("/")
-      const params: Record<string, string> = {}
-      for (let i = 0; i < endpoint.segments.length; i++) {
-        const segment = endpoint.segments[i]!
-        if (!segment.startsWith(":")) continue
-        // The router decodes escapes; an escaped parameter is left to it.
-        if (parts[i]!.includes("%")) return undefined
-        params[segment.slice(1)] = parts[i]!
-      }
+      // The path is canonical (the decision is an endpoint).
+      const params = pathParams(endpoint, target.path)
+      if (params === undefined) return undefined
       const response = read(found.value, params)
       if (response === undefined) return undefined
       const caller: RequestContext.Caller = { _tag: "Reseller", principal: found.value }

@@ -134,19 +134,25 @@ const place = Effect.map(
     })
 )
 
+/** GET /orders/{order_number}: the handler the router and the gateway (`direct`) both call. */
+const get = Effect.map(
+  Orders.Orders,
+  (orders) => ({ path }: { readonly path: { readonly order_number: string } }) =>
+    Effect.gen(function*() {
+      yield* Effect.annotateCurrentSpan("order_number", path.order_number)
+      const { accountId } = yield* Account.CurrentAccount
+      const order = yield* orders.get(accountId, path.order_number)
+      return { success: true as const, order }
+    })
+)
+
 /** POST /orders, GET /orders/{order_number}, GET /orders. */
 export const OrdersLive = HttpApiBuilder.group(ServerApi, "orders", (handlers) =>
   Effect.gen(function*() {
     const orders = yield* Orders.Orders
     return handlers
       .handle("place", yield* place)
-      .handle("get", ({ path }) =>
-        Effect.gen(function*() {
-          yield* Effect.annotateCurrentSpan("order_number", path.order_number)
-          const { accountId } = yield* Account.CurrentAccount
-          const order = yield* orders.get(accountId, path.order_number)
-          return { success: true as const, order }
-        }))
+      .handle("get", yield* get)
       .handle("list", ({ urlParams }) =>
         Effect.gen(function*() {
           const { accountId } = yield* Account.CurrentAccount
@@ -162,7 +168,7 @@ export const direct: Effect.Effect<
   Readonly<Record<string, Gateway.DirectHandler>>,
   never,
   Orders.Orders | Wallet.Wallet
-> = Effect.all({ "orders.place": place, "wallet.balance": balance })
+> = Effect.all({ "orders.place": place, "orders.get": get, "wallet.balance": balance })
 
 /** GET /events and POST /events/test. */
 export const EventsLive = HttpApiBuilder.group(ServerApi, "events", (handlers) =>
