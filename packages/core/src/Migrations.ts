@@ -463,6 +463,16 @@ const orderCounts = [
     WHERE c.account_id = a.id`
 ]
 
+// The outbox's due index held every event never delivered, with the events of accounts that
+// have no webhook URL, which are never due (no next attempt) and never delivered: it grew with
+// every order, and each order wrote two entries to it. It now holds only events with an attempt
+// to come, the rows the delivery worker looks for.
+const dueEvents = [
+  `DROP INDEX webhook_events_due`,
+  `CREATE INDEX webhook_events_due ON webhook_events (next_attempt_at)
+    WHERE next_attempt_at IS NOT NULL AND delivered_at IS NULL AND abandoned_at IS NULL`
+]
+
 const statements = (list: ReadonlyArray<string>) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) => Effect.forEach(list, (text) => sql.unsafe(text), { discard: true }))
 
@@ -480,7 +490,8 @@ export const migrations = {
   "0012_modes": statements(modes),
   "0014_payment_codes": statements(paymentCodes),
   "0015_scrape_figures": statements(scrapeFigures),
-  "0016_order_counts": statements(orderCounts)
+  "0016_order_counts": statements(orderCounts),
+  "0017_due_events": statements(dueEvents)
 }
 
 /** The table recording which migrations a database has. */

@@ -469,7 +469,9 @@ export class WebhookDelivery extends Effect.Service<WebhookDelivery>()("core/Web
         WITH busy AS (
           SELECT a.webhook_url, count(*) AS n
           FROM webhook_events e JOIN webhook_targets a ON a.id = e.account_id
-          WHERE e.delivered_at IS NULL AND e.abandoned_at IS NULL AND e.leased_until > now()
+          -- (A leased event has its next attempt set: the due index holds it.)
+          WHERE e.next_attempt_at IS NOT NULL AND e.delivered_at IS NULL AND e.abandoned_at IS NULL
+            AND e.leased_until > now()
           GROUP BY a.webhook_url
         ), ranked AS (
           SELECT e.id, e.next_attempt_at,
