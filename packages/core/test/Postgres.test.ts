@@ -1,7 +1,8 @@
 /**
  * The Postgres client's prepared statements (only when TEST_DATABASE_URL is set): a marked
  * statement is prepared once per connection and reused, an unmarked one is not prepared, and
- * a wrong address stops the opening with its reason.
+ * a wrong address stops the opening with its reason; a reusable statement is one text,
+ * sent with each call's values in its slots.
  */
 import { SqlClient } from "@effect/sql"
 import { assert, describe, it } from "@effect/vitest"
@@ -40,6 +41,32 @@ describe.skipIf(url === undefined)("Postgres client", () => {
       const [again] = yield* sql<{ doubled: number }>`${Postgres.prepared(sql)} SELECT ${21}::int * 2 AS doubled`
       assert.strictEqual(again!.doubled, 42)
       assert.strictEqual((yield* preparedNow).length, 1)
+    }))
+
+  it.scoped("a reusable statement sends one text, each call's values in its slots and its own values kept", () =>
+    Effect.gen(function*() {
+      const fresh = yield* freshDatabase(url!)
+      const sql = Context.get(
+        yield* Layer.build(Postgres.layer({ url: Redacted.make(fresh), maxConnections: 1 })),
+        SqlClient.SqlClient
+      )
+      const sum = Postgres.reusable<"a" | "b", { total: number; label: string; again: number }>(
+        sql,
+        (slot) =>
+          sql`${Postgres.prepared(sql)} SELECT ${slot("a")}::int + ${
+            slot("b")
+          }::int AS total, ${"fixed"}::text AS label,
+            ${slot("a")}::int AS again`
+      )
+      for (const [a, b] of [[1, 2], [40, 2], [-5, 5]] as const) {
+        const [row] = yield* sum({ a, b })
+        assert.deepStrictEqual(row, { total: a + b, label: "fixed", again: a })
+      }
+      const statements = yield* sql<{ statement: string; calls: string }>`
+        SELECT statement, generic_plans + custom_plans AS calls FROM pg_prepared_statements
+      `
+      assert.strictEqual(statements.length, 1, JSON.stringify(statements))
+      assert.strictEqual(Number(statements[0]!.calls), 3)
     }))
 
   it.scoped("with prepare off, a marked statement is sent unnamed like the others", () =>
