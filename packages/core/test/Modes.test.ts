@@ -1,4 +1,4 @@
-import { type Account, type Bundle, Order, Wallet as WalletContract } from "@databundle/contract"
+import { type Account, Order, Wallet as WalletContract } from "@databundle/contract"
 import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect, Either, Layer, Option, Redacted } from "effect"
@@ -10,7 +10,7 @@ import { Orders } from "../src/Orders.js"
 import * as Tokens from "../src/Tokens.js"
 import { Wallet } from "../src/Wallet.js"
 import { Webhooks } from "../src/Webhooks.js"
-import { fundedAccount, seedCatalog } from "./fixtures.js"
+import { fundedAccount, placeOrder as place, seedCatalog } from "./fixtures.js"
 import { targets } from "./TestDatabase.js"
 
 /** Every order number the live provider was asked about: a test order must never be among them. */
@@ -36,14 +36,6 @@ const Domain = Layer.mergeAll(
 
 const authenticate = (key: string) =>
   Effect.flatMap(ApiKeys, (keys) => keys.authenticate(Redacted.make(key))).pipe(Effect.map(Option.getOrThrow))
-
-const place = (accountId: number, bundleId: number, phone: string, reference?: string) =>
-  Effect.flatMap(Orders, (orders) =>
-    orders.place(accountId, {
-      bundle_id: bundleId as Bundle.BundleId,
-      phone_number: phone,
-      ...(reference === undefined ? {} : { reference })
-    }))
 
 const balances = (accountId: number) =>
   Effect.map(Effect.flatMap(Wallet, (w) => w.balances(accountId)), Option.getOrThrow)

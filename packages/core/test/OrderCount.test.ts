@@ -10,16 +10,8 @@ import { Effect, Either, Layer, Option } from "effect"
 import { ApiKeys } from "../src/ApiKeys.js"
 import { migrations } from "../src/Migrations.js"
 import { Orders } from "../src/Orders.js"
-import { Domain, fundedAccount, seedCatalog } from "./fixtures.js"
+import { Domain, fundedAccount, placeOrder as place, seedCatalog } from "./fixtures.js"
 import { targets } from "./TestDatabase.js"
-
-const place = (accountId: number, bundleId: number, phone: string, reference?: string) =>
-  Effect.flatMap(Orders, (orders) =>
-    orders.place(accountId, {
-      bundle_id: bundleId as Bundle.BundleId,
-      phone_number: phone,
-      ...(reference === undefined ? {} : { reference })
-    }))
 
 /** The total of the account's unfiltered list. */
 const listed = (accountId: number) =>

@@ -1,7 +1,7 @@
 /**
  * A small catalogue and helpers that set up accounts for domain tests.
  */
-import { Catalog as CatalogContract } from "@databundle/contract"
+import { type Bundle, Catalog as CatalogContract } from "@databundle/contract"
 import { Effect, Schema } from "effect"
 import { Layer } from "effect"
 import { Accounts } from "../src/Accounts.js"
@@ -75,3 +75,12 @@ export const fundedAccount = (main: bigint, priceGroup: string | null = null) =>
     if (main > 0n) yield* (yield* Wallet).fund(account.id, { amount: main, wallet: "main" })
     return account.id
   })
+
+/** Places an order for `accountId`: `bundleId` to `phone`, with `reference` when given. */
+export const placeOrder = (accountId: number, bundleId: number, phone: string, reference?: string) =>
+  Effect.flatMap(Orders, (orders) =>
+    orders.place(accountId, {
+      bundle_id: bundleId as Bundle.BundleId,
+      phone_number: phone,
+      ...(reference === undefined ? {} : { reference })
+    }))
