@@ -32,7 +32,7 @@ import {
   HttpServerRequest,
   HttpServerResponse
 } from "@effect/platform"
-import { Cause, Effect, Either, FiberRef, Option, ParseResult, Redacted, Schema, Tracer } from "effect"
+import { Cause, Effect, Either, FiberRef, Option, ParseResult, Redacted, Schema } from "effect"
 import { timingSafeEqual } from "node:crypto"
 import * as AdminToken from "./AdminToken.js"
 import * as Auth from "./Auth.js"
@@ -152,10 +152,7 @@ const directCalls = (api: HttpApi.HttpApi.Any, handlers: Readonly<Record<string,
           Effect.catchIf(ParseResult.isParseError, HttpApiError.HttpApiDecodeError.refailParseError)
         )
         // The route, as the router names it on the request's span.
-        return Effect.flatMap(Effect.serviceOption(Tracer.ParentSpan), (span) => {
-          if (Option.isSome(span) && span.value._tag === "Span") span.value.attribute("http.route", route)
-          return answer
-        })
+        return Effect.zipRight(RequestContext.annotateSpan("http.route", route), answer)
       })
     }
   })

@@ -4,8 +4,18 @@
  */
 import type { ApiKeys, Operators, Sessions } from "@databundle/core"
 import type { HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Context, FiberRef } from "effect"
+import { Context, Effect, FiberRef, Option, Tracer } from "effect"
 import { randomBytes } from "node:crypto"
+
+/**
+ * Sets an attribute on the request's span, when there is one (tracing on): unlike
+ * `Effect.annotateCurrentSpan`, which without a span builds and drops an error with its stack
+ * trace, a tenth of a cached read's time.
+ */
+export const annotateSpan = (key: string, value: unknown): Effect.Effect<void> =>
+  Effect.map(Effect.serviceOption(Tracer.ParentSpan), (span) => {
+    if (Option.isSome(span) && span.value._tag === "Span") span.value.attribute(key, value)
+  })
 
 /** Where a request's status and duration are counted: its route's metrics. */
 export interface RouteMetrics {

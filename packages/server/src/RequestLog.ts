@@ -4,7 +4,7 @@
  * bodies or query strings, so keys and tokens stay out of the logs.
  */
 import { HttpApp, HttpMiddleware, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Effect, Exit, FiberRef, Option, Tracer } from "effect"
+import { Effect, Exit, FiberRef, Option } from "effect"
 import * as Logging from "./Logging.js"
 import * as RequestContext from "./RequestContext.js"
 
@@ -50,10 +50,7 @@ export const middleware = HttpMiddleware.make((app) =>
     const request = yield* HttpServerRequest.HttpServerRequest
     const info: RequestContext.RequestInfo = { id: RequestContext.newId(), accountId: undefined }
     const started = performance.now()
-    // Only when there is a span: `annotateCurrentSpan` without one builds (and drops) an
-    // error with its stack trace, a tenth of a cached read's time.
-    const span = yield* Effect.serviceOption(Tracer.ParentSpan)
-    if (Option.isSome(span) && span.value._tag === "Span") span.value.attribute("request_id", info.id)
+    yield* RequestContext.annotateSpan("request_id", info.id)
     // A read the gateway answers from memory skips the application, not this log.
     const early = yield* Effect.serviceOption(RequestContext.EarlyAnswer)
     const answer = Option.isSome(early) ? early.value(request, info) : undefined

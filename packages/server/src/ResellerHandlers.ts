@@ -6,6 +6,7 @@ import { Catalog, Orders, Wallet, Webhooks } from "@databundle/core"
 import { HttpApiBuilder, HttpApp, HttpServerResponse } from "@effect/platform"
 import { Effect, Layer, Option, Schema } from "effect"
 import type * as Gateway from "./Gateway.js"
+import * as RequestContext from "./RequestContext.js"
 import { ServerApi } from "./ServerApi.js"
 
 /** GET /balance: the handler the router and the gateway (`direct`) both call. */
@@ -119,7 +120,7 @@ const place = Effect.map(
     Effect.gen(function*() {
       const { accountId } = yield* Account.CurrentAccount
       const placement = yield* orders.place(accountId, payload)
-      yield* Effect.annotateCurrentSpan("order_number", placement.order.order_number)
+      yield* RequestContext.annotateSpan("order_number", placement.order.order_number)
       if (placement.replayed) {
         yield* HttpApp.appendPreResponseHandler((_, response) =>
           Effect.succeed(HttpServerResponse.setHeader(response, ResellerApi.IDEMPOTENT_REPLAYED_HEADER, "true"))
@@ -139,7 +140,7 @@ const get = Effect.map(
   Orders.Orders,
   (orders) => ({ path }: { readonly path: { readonly order_number: string } }) =>
     Effect.gen(function*() {
-      yield* Effect.annotateCurrentSpan("order_number", path.order_number)
+      yield* RequestContext.annotateSpan("order_number", path.order_number)
       const { accountId } = yield* Account.CurrentAccount
       const order = yield* orders.get(accountId, path.order_number)
       return { success: true as const, order }
