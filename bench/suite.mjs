@@ -2,7 +2,10 @@
 // `pnpm bench`: every figure of docs/benchmarks.md in one run, each beside its reference and
 // the ratio to it, so the figures of a busy machine still compare with each other:
 //
-//   POST /orders on Postgres          vs  pgbench tpcb-like, scale 1, same clients
+//   POST /orders on Postgres          vs  pgbench tpcb-like, scale 1, same clients, and the
+//                                          same placement without our server around it: from
+//                                          node:http with node-postgres, and from a bare Effect
+//                                          HttpApi endpoint calling Orders.place
 //   GET /networks (and other reads)   vs  a bare Effect HttpApi server with the same body,
 //                                          and raw node:http with the same body
 //   serve --workers 2                 vs  one worker, and one worker with the workers'
@@ -17,11 +20,13 @@
 //   pnpm bench                      # 10 s per scenario after a 2 s warm-up, 8 connections
 //   pnpm bench -- --seconds 20 --json bench.json
 import autocannon from "autocannon"
+import * as esbuild from "esbuild"
 import { spawn, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import {
+  CATALOG_FILE,
   databaseCpuMeter,
   DEFAULT_PG,
   fmt,
@@ -168,46 +173,106 @@ async function pgbench(clients, seconds) {
   return { tps, latencyMs: latency, databaseCpuMsPerTransaction }
 }
 
-/** A floor server (bench/floor.mjs) under GET /api/v1/networks: req/s, latency, CPU per request. */
-async function floor(mode, bodyFile) {
-  const server = await startServer({
-    tmp,
-    token: "none",
-    name: `floor-${mode}`,
-    script: path.join(ROOT, "bench/floor.mjs"),
-    scriptArgs: ["--mode", mode, "--body", bodyFile, "--port", "0"]
-  })
+/**
+ * Load on a floor server (started with `server`'s options) for the scenario's time after its
+ * warm-up: req/s, latency, its CPU per request and, with `database`, the database's.
+ */
+async function measureFloor(name, server, requests, database = false) {
+  const floorServer = await startServer({ tmp, token: "none", name, ...server })
   try {
-    const request = { method: "GET", path: "/api/v1/networks", headers: { accept: "application/json" } }
     const run = (seconds) =>
       new Promise((resolve, reject) =>
         autocannon(
-          { url: server.url, connections: CONNECTIONS, duration: seconds, requests: [request] },
+          { url: floorServer.url, connections: CONNECTIONS, duration: seconds, requests },
           (error, result) => error ? reject(error) : resolve(result)
         )
       )
     if (WARMUP > 0) await run(WARMUP)
-    const before = await processUsage(server.pid, server.probeDir)
+    const before = await processUsage(floorServer.pid, floorServer.probeDir)
+    const meter = database ? databaseCpuMeter() : undefined
     const result = await run(SECONDS)
-    const after = await processUsage(server.pid, server.probeDir)
+    const databaseCpu = meter?.stop()
+    const after = await processUsage(floorServer.pid, floorServer.probeDir)
     const cpu = before && after ? after.cpu - before.cpu : undefined
+    const perRequest = (seconds) => seconds === undefined ? undefined : seconds * 1000 / result.requests.total
     const figures = {
       rps: result.requests.mean,
       p50: result.latency.p50,
       p99: result.latency.p99,
       non2xx: result.non2xx,
-      cpuMsPerRequest: cpu === undefined ? undefined : cpu * 1000 / result.requests.total,
-      rss: treeRssKb(server.pid)
+      cpuMsPerRequest: perRequest(cpu),
+      databaseCpuMsPerRequest: perRequest(databaseCpu),
+      rssMax: treeRssKb(floorServer.pid)
     }
     console.log(
-      `  ${mode.padEnd(8)}           ${fmt(figures.rps, 0)} req/s, p50 ${figures.p50} ms, p99 ${figures.p99} ms, ${
+      `  ${name.padEnd(18)} ${fmt(figures.rps, 0)} req/s, p50 ${figures.p50} ms, p99 ${figures.p99} ms, ${
         fmt(figures.cpuMsPerRequest, 3)
-      } ms CPU per request`
+      } ms CPU per request${database ? `, database ${fmt(figures.databaseCpuMsPerRequest, 3)} ms` : ""}${
+        figures.non2xx > 0 ? `, ${figures.non2xx} non-2xx` : ""
+      }`
     )
     return figures
   } finally {
-    await server.stop()
+    await floorServer.stop()
   }
+}
+
+/** A floor server (bench/floor.mjs) under GET /api/v1/networks. */
+const floor = (mode, bodyFile) =>
+  measureFloor(`floor-${mode}`, {
+    script: path.join(ROOT, "bench/floor.mjs"),
+    scriptArgs: ["--mode", mode, "--body", bodyFile, "--port", "0"]
+  }, [{ method: "GET", path: "/api/v1/networks", headers: { accept: "application/json" } }])
+
+/** bench/order-floor.mjs bundled from the workspace's sources (it imports the domain): the bundle's path. */
+async function orderFloorBundle() {
+  const outfile = path.join(tmp, "order-floor.mjs")
+  await esbuild.build({
+    entryPoints: [path.join(ROOT, "bench/order-floor.mjs")],
+    outfile,
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    // The workspace's packages from their sources, resolved as the server resolves them.
+    conditions: ["@databundle/source", "module"],
+    nodePaths: [path.join(ROOT, "packages/server/node_modules"), path.join(ROOT, "packages/core/node_modules")],
+    external: ["@electric-sql/pglite", "pg-native", "cloudflare:sockets"],
+    banner: {
+      js:
+        "import { createRequire as __createRequire } from 'node:module';const require = __createRequire(import.meta.url);"
+    },
+    logLevel: "warning"
+  })
+  return outfile
+}
+
+// Every order a floor is sent has a number of its own, as load.mjs's: never ending in 0000 or
+// 9999, which the simulator fails or keeps pending.
+let floorPhones = 0
+const floorPhone = () => {
+  floorPhones += floorPhones % 10000 === 9998 ? 3 : 1
+  return `02${String(floorPhones).padStart(8, "0")}`
+}
+
+/** An order floor (`mode` of bench/order-floor.mjs, bundled at `bundle`) on a database of its own under POST /api/v1/orders. */
+async function orderFloor(mode, bundle) {
+  const database = await pg.createDatabase()
+  return measureFloor(
+    `order-floor-${mode}`,
+    {
+      script: bundle,
+      scriptArgs: ["--mode", mode, "--port", "0", "--catalog", CATALOG_FILE],
+      databaseUrl: database.url
+    },
+    [{
+      method: "POST",
+      path: "/api/v1/orders",
+      headers: { "content-type": "application/json" },
+      setupRequest: (request) => ({ ...request, body: JSON.stringify({ bundle_id: 1, phone_number: floorPhone() }) })
+    }],
+    true
+  )
 }
 
 /**
@@ -286,6 +351,12 @@ runMain("bench suite", async () => {
     figures.httpapi = await floor("httpapi", bodyFile)
     figures.raw = await floor("raw", bodyFile)
   }
+  if (!SKIP.has("floors") && !runState.interrupted) {
+    console.log("\n== floors: the same order placement, without our gateway and request log")
+    const bundle = await orderFloorBundle()
+    figures.orderRaw = await orderFloor("raw", bundle)
+    figures.orderHttpApi = await orderFloor("httpapi", bundle)
+  }
   if (!SKIP.has("workers") && !runState.interrupted) {
     console.log("\n== Postgres, serve --workers 2")
     figures.workers = await loadTest("workers", ["--workers", "2", "--scenarios", "orders,networks"])
@@ -343,6 +414,33 @@ runMain("bench suite", async () => {
       )
     }`
   )
+  // What the placement allows on this machine without us: the database's floor and the framework's.
+  const orderFloors = [
+    ["orderRaw", "POST /orders floor: node:http + node-postgres, our placement statement"],
+    ["orderHttpApi", "POST /orders floor: a bare HttpApi endpoint calling Orders.place"]
+  ]
+  for (const [key, what] of orderFloors) {
+    const f = figures[key]
+    if (f === undefined) continue
+    row(
+      what,
+      reqs(f),
+      figures.pgbench ? `pgbench: ${fmt(figures.pgbench.tps, 0)} tps` : "n/a",
+      ratio(f.rps, figures.pgbench?.tps),
+      "(the most POST /orders could reach here)"
+    )
+  }
+  if (orders && figures.orderHttpApi) {
+    row(
+      "POST /orders, Postgres",
+      reqs(orders),
+      `bare HttpApi + Orders.place: ${fmt(figures.orderHttpApi.rps, 0)} req/s, ${
+        fmt(figures.orderHttpApi.cpuMsPerRequest, 3)
+      } ms CPU/req`,
+      ratio(orders.rps, figures.orderHttpApi.rps),
+      "reported (what the gateway and the request log cost)"
+    )
+  }
   const floorRef = figures.httpapi
   for (const key of ["networks", "bundles", "balance", "order", "list"]) {
     const s = scenarioOf(figures.postgres, key)
