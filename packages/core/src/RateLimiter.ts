@@ -13,7 +13,7 @@
  */
 import type { RateLimit } from "@databundle/contract"
 import { SqlClient } from "@effect/sql"
-import { Clock, Context, Effect, Layer, Schedule } from "effect"
+import { Context, Effect, Layer, Schedule } from "effect"
 import { orDie } from "./Database.js"
 import { prepared } from "./Postgres.js"
 
@@ -126,8 +126,10 @@ export const layerMemory: Layer.Layer<RateLimiter> = Layer.scoped(
       if (drop > 0) buckets.splice(0, drop)
       return buckets
     }
-    const sweep = Effect.map(Clock.currentTimeMillis, (nowMs) => {
-      const second = Math.floor(nowMs / 1000)
+    // One clock for every count, whichever way it is asked for (`consumeNow` has no fiber to ask).
+    const clock = yield* Effect.clock
+    const sweep = Effect.sync(() => {
+      const second = Math.floor(clock.unsafeCurrentTimeMillis() / 1000)
       for (const key of store.keys()) {
         if (live(key, second).length === 0) store.delete(key)
       }
@@ -152,9 +154,9 @@ export const layerMemory: Layer.Layer<RateLimiter> = Layer.scoped(
     }
 
     return RateLimiter.of({
-      consume: (subject, quotas) => Effect.map(Clock.currentTimeMillis, (nowMs) => run(subject, quotas, true, nowMs)),
-      check: (subject, quotas) => Effect.map(Clock.currentTimeMillis, (nowMs) => run(subject, quotas, false, nowMs)),
-      consumeNow: (subject, quotas) => run(subject, quotas, true, Date.now())
+      consume: (subject, quotas) => Effect.sync(() => run(subject, quotas, true, clock.unsafeCurrentTimeMillis())),
+      check: (subject, quotas) => Effect.sync(() => run(subject, quotas, false, clock.unsafeCurrentTimeMillis())),
+      consumeNow: (subject, quotas) => run(subject, quotas, true, clock.unsafeCurrentTimeMillis())
     })
   })
 )
