@@ -16,15 +16,17 @@
  * Every failure leaves as one of the API's envelope errors, defects included (a 500 that
  * names only the request id).
  *
- * The catalogue's reads, the busiest requests, can also be answered before the router
- * (`early`, which the request log asks first): the same decisions, taken by the same
- * functions, from what is already in memory; whatever would take more goes through the
- * steps above.
+ * The busiest requests can also be answered before the router (`early`, which the request
+ * log asks first): the catalogue's reads from memory, and the requests of the handlers the
+ * gateway calls itself (an order, the balance, one order) with their bodies read and their
+ * handlers called as above. The same decisions, taken by the same functions, from what is
+ * already in memory; whatever would take more goes through the steps above.
  */
 import { Account, ApiError, ApiKey, JsonBody, Operator, Session } from "@databundle/contract"
 import { ApiKeys, Operators, RateLimiter, Sessions, Settings, Tokens } from "@databundle/core"
 import {
   HttpApi,
+  HttpApiBuilder,
   HttpApiError,
   HttpApiSchema,
   HttpApp,
@@ -62,6 +64,9 @@ const carriesBody = (request: HttpServerRequest.HttpServerRequest) =>
   (request.headers["content-length"] !== undefined && request.headers["content-length"] !== "0")
 
 const BEARER = /^Bearer /i
+
+/** What an endpoint without a payload is handed as its body, whatever the client sent. */
+const NO_BODY = { text: "", json: null, invalid: Option.none<ApiError.ValidationError>() }
 
 /** Which credentials a request to `area` is judged by, and what it sent of them (if anything). */
 const credentialsOf = (request: HttpServerRequest.HttpServerRequest, area: Routes.Area) => {
@@ -421,7 +426,7 @@ export const make = (
       app: HttpApp.Default,
       request: HttpServerRequest.HttpServerRequest,
       decision: Routes.Decision,
-      target: { readonly path: string; readonly query: string },
+      target: RequestContext.Target,
       bodyRead: Effect.Effect<void>,
       headers: ResponseHeaders,
       info: RequestContext.RequestInfo
@@ -460,7 +465,7 @@ export const make = (
         const { endpoint } = decision
         const body = endpoint.hasPayload
           ? yield* Effect.tap(readBody(request, endpoint.policy.bodyLimit), () => bodyRead)
-          : { text: "", json: null, invalid: Option.none() }
+          : NO_BODY
         if (endpoint.authenticated && (caller._tag === "Anonymous" || caller._tag === "Refused")) {
           return yield* Auth.refusal(
             area.credentials === "admin" && request.headers.authorization === undefined &&
@@ -497,12 +502,18 @@ export const make = (
         )
       })
 
+    /** The request's target and route. */
+    const route = (request: HttpServerRequest.HttpServerRequest) => {
+      const target = RequestContext.splitTarget(request.url)
+      return { target, decision: routes.decide(request.method, target.path) }
+    }
+
     const middleware = (app: HttpApp.Default) =>
       Effect.gen(function*() {
         const request = yield* HttpServerRequest.HttpServerRequest
-        const target = RequestContext.splitTarget(request.url)
-        const decision = routes.decide(request.method, target.path)
         const info = yield* FiberRef.get(RequestContext.current)
+        // Decided once: `early`, when it was asked first, kept its decision on the request's info.
+        const { decision, target } = info.routed ?? route(request)
         info.route = decision._tag === "Endpoint" ? routeMetrics.get(decision.endpoint) : unmatched
         // A body not read to its end (refused, too large, too slow, or for an endpoint
         // without a payload) is not worth draining: the connection closes after the answer.
@@ -526,29 +537,71 @@ export const make = (
       })
     )
     const consumeNow = limiter.consumeNow
+    // The API's own encoding of its errors, as the router's failures get it.
+    const encodeErrors = yield* HttpApiBuilder.buildMiddleware(api as HttpApi.HttpApi<string, never, never, never>)
 
     /**
-     * The answer to one of `reads` when everything it takes is in memory: the same decisions
-     * as `middleware` (the route, the credentials, the counted limits and their headers) from
-     * the key cache, the rate limiter's own counts and the read's cache, synchronously, with
-     * the same response. `undefined` whenever anything would take more (no key or one not
-     * cached as valid, counts kept in the database, a query string, a body, a read not cached)
-     * or the answer would be a refusal: the request then goes through `middleware` unchanged.
-     * The request is counted only once everything else is known, and only when admitted (a
-     * refused request counts nowhere), so a request that goes on is never counted twice.
+     * A direct handler's request answered before the router: its body read and checked as
+     * `handle` reads it, the handler called, and any failure answered as `middleware`'s are
+     * (the envelope, the request id, the API's encoding).
+     */
+    const earlyCall = (
+      request: HttpServerRequest.HttpServerRequest,
+      decision: Routes.Decision & { readonly _tag: "Endpoint" },
+      path: string,
+      call: DirectCall,
+      principal: ApiKeys.Principal,
+      params: Readonly<Record<string, string>>,
+      info: RequestContext.RequestInfo
+    ): Effect.Effect<HttpServerResponse.HttpServerResponse> =>
+      Effect.gen(function*() {
+        const { endpoint } = decision
+        const body = endpoint.hasPayload ? yield* readBody(request, endpoint.policy.bodyLimit) : NO_BODY
+        info.closeAfter = false
+        if (Option.isSome(body.invalid)) return yield* body.invalid.value
+        return yield* call(principal, params, body.json)
+      }).pipe(
+        Effect.catchAllCause((cause) => toEnvelope(cause, request, decision, path)),
+        Effect.catchAll(withRequestId),
+        encodeErrors,
+        // (Every failure is one of the API's errors by now, so encoded; anything else would be a 500.)
+        Effect.orDie
+      )
+
+    /**
+     * The answer to one of `reads`, or to a request of a direct handler, when everything the
+     * gateway decides is in memory: the same decisions as `middleware` (the route, the
+     * credentials, the counted limits and their headers) from the key cache and the rate
+     * limiter's own counts, synchronously. A read answers with its cached response; a direct
+     * handler's request with the effect that reads its body and calls the handler (`earlyCall`).
+     * `undefined` whenever anything would take more (no key or one not cached as valid, counts
+     * kept in the database, a query string, a body the endpoint takes none of, a body not
+     * declared as JSON within the endpoint's limit, a read not cached) or the answer would be a
+     * refusal: the request then goes through `middleware` unchanged. The request is counted
+     * only once everything else is known, and only when admitted (a refused request counts
+     * nowhere), so a request that goes on is never counted twice.
      */
     const early = (
       request: HttpServerRequest.HttpServerRequest,
       info: RequestContext.RequestInfo
-    ): HttpServerResponse.HttpServerResponse | undefined => {
-      if (consumeNow === undefined || earlyReads.size === 0) return undefined
-      const target = RequestContext.splitTarget(request.url)
-      if (target.query !== "") return undefined
-      const decision = routes.decide(request.method, target.path)
-      if (decision._tag !== "Endpoint") return undefined
+    ): HttpServerResponse.HttpServerResponse | Effect.Effect<HttpServerResponse.HttpServerResponse> | undefined => {
+      if (consumeNow === undefined || (earlyReads.size === 0 && directs.size === 0)) return undefined
+      const routed = route(request)
+      info.routed = routed
+      const { decision, target } = routed
+      if (target.query !== "" || decision._tag !== "Endpoint") return undefined
       const { endpoint } = decision
       const read = earlyReads.get(endpoint)
-      if (read === undefined || carriesBody(request)) return undefined
+      const call = read === undefined ? directs.get(endpoint) : undefined
+      if (read === undefined && call === undefined) return undefined
+      // A body only for an endpoint with a payload, declared as JSON and within its limit: the router refuses the rest.
+      const body = carriesBody(request)
+      if (
+        endpoint.hasPayload
+          ? !isJsonContentType(request.headers["content-type"]) ||
+            Number(request.headers["content-length"] ?? "0") > endpoint.policy.bodyLimit
+          : body
+      ) return undefined
       const { given, kind } = credentialsOf(request, decision.area)
       if (kind !== "apiKey" || given === undefined || given.length === 0) return undefined
       const found = apiKeys.peek(given)
@@ -556,8 +609,8 @@ export const make = (
       // The path is canonical (the decision is an endpoint).
       const params = pathParams(endpoint, target.path)
       if (params === undefined) return undefined
-      const response = read(found.value, params)
-      if (response === undefined) return undefined
+      const response = read === undefined ? undefined : read(found.value, params)
+      if (read !== undefined && response === undefined) return undefined
       const caller: RequestContext.Caller = { _tag: "Reseller", principal: found.value }
       const address = ClientAddress.of(request, trusted)
       const headers: ResponseHeaders = {}
@@ -570,10 +623,11 @@ export const make = (
       routedHeaders(endpoint, headers)
       info.route = routeMetrics.get(endpoint)
       info.headers = headers
-      info.closeAfter = false
+      // Until the body is read to its end, the connection closes after the answer (as `middleware` has it).
+      info.closeAfter = body
       info.address = address
       info.accountId = caller.principal.ownerId
-      return response
+      return response ?? earlyCall(request, decision, target.path, call!, found.value, params, info)
     }
 
     return { middleware, early }

@@ -6,6 +6,7 @@ import type { ApiKeys, Operators, Sessions } from "@databundle/core"
 import type { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Context, Effect, FiberRef, Option, Tracer } from "effect"
 import { randomBytes } from "node:crypto"
+import type * as Routes from "./Routes.js"
 
 /**
  * Sets an attribute on the request's span, when there is one (tracing on): unlike
@@ -33,6 +34,14 @@ export interface RequestInfo {
   headers?: Record<string, string> | undefined
   /** True when the connection is to close after the answer (a body was left unread). */
   closeAfter?: boolean | undefined
+  /** The request's target and route, as the gateway's early answer decided them (the gateway decides once). */
+  routed?: { readonly target: Target; readonly decision: Routes.Decision } | undefined
+}
+
+/** A request target's path and query, as written. */
+export interface Target {
+  readonly path: string
+  readonly query: string
 }
 
 /** The current request's info; the request pipeline sets a fresh one per request. */
@@ -42,8 +51,9 @@ export const current: FiberRef.FiberRef<RequestInfo> = FiberRef.unsafeMake<Reque
 })
 
 /**
- * The answer a request has before the router, worked out synchronously from memory, with
- * what the request log records of it set on `info`; `undefined` sends the request on to the
+ * The answer a request has before the router, with what the request log records of it set on
+ * `info`: a response worked out synchronously from memory, or the effect that answers it
+ * (its failures answered in the API's envelope); `undefined` sends the request on to the
  * application. The gateway provides it (`Gateway.make`'s `early`).
  */
 export class EarlyAnswer extends Context.Tag("server/EarlyAnswer")<
@@ -51,7 +61,7 @@ export class EarlyAnswer extends Context.Tag("server/EarlyAnswer")<
   (
     request: HttpServerRequest.HttpServerRequest,
     info: RequestInfo
-  ) => HttpServerResponse.HttpServerResponse | undefined
+  ) => HttpServerResponse.HttpServerResponse | Effect.Effect<HttpServerResponse.HttpServerResponse> | undefined
 >() {}
 
 /** Who sent a request, as the gateway established it from its credentials. */
@@ -94,7 +104,7 @@ const ABSOLUTE = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*([^?#]*)(\?[^#]*)?/
  * decoded or resolved. A target of neither form (the asterisk form `*`) is kept as it is: no
  * route and no page has a path without a leading slash, so it is a 404.
  */
-export const splitTarget = (target: string): { readonly path: string; readonly query: string } => {
+export const splitTarget = (target: string): Target => {
   const match = target.startsWith("/") ? undefined : ABSOLUTE.exec(target)
   const origin = target.startsWith("/") ? target : match ? `${match[1] || "/"}${match[2] ?? ""}` : target
   const mark = origin.indexOf("?")

@@ -21,6 +21,17 @@ const withHeaders = (info: RequestContext.RequestInfo, response: HttpServerRespo
       "x-request-id": info.id
     })
 
+/**
+ * What the platform does to the application's response before sending it: the pre-response
+ * handlers the request's handler added (an order's replay header). An answer given in the
+ * application's stead gets them too.
+ */
+const preResponse = (request: HttpServerRequest.HttpServerRequest, response: HttpServerResponse.HttpServerResponse) =>
+  Effect.flatMap(
+    FiberRef.get(HttpApp.currentPreResponseHandlers),
+    (handler) => Option.isNone(handler) ? Effect.succeed(response) : Effect.orDie(handler.value(request, response))
+  )
+
 /** Counts a finished request in its route's metrics and writes its log line. */
 const finish = (
   request: HttpServerRequest.HttpServerRequest,
@@ -51,21 +62,26 @@ export const middleware = HttpMiddleware.make((app) =>
     const info: RequestContext.RequestInfo = { id: RequestContext.newId(), accountId: undefined }
     const started = performance.now()
     yield* RequestContext.annotateSpan("request_id", info.id)
-    // A read the gateway answers from memory skips the application, not this log.
+    // A request the gateway answers before the router skips the application, not this log.
     const early = yield* Effect.serviceOption(RequestContext.EarlyAnswer)
     const answer = Option.isSome(early) ? early.value(request, info) : undefined
-    if (answer !== undefined) {
+    if (answer !== undefined && HttpServerResponse.isServerResponse(answer)) {
       const response = withHeaders(info, answer)
       return yield* Effect.as(finish(request, info, started, response.status), response)
+    }
+    const finished = <E>(exit: Exit.Exit<HttpServerResponse.HttpServerResponse, E>) =>
+      // 499: the client went away before the answer (its order may still have been placed).
+      finish(request, info, started, Exit.isSuccess(exit) ? exit.value.status : Exit.isInterrupted(exit) ? 499 : 500)
+    if (answer !== undefined) {
+      return yield* Effect.locally(answer, RequestContext.current, info).pipe(
+        Effect.flatMap((response) => preResponse(request, response)),
+        Effect.map((response) => withHeaders(info, response)),
+        Effect.onExit(finished)
+      )
     }
     // The headers go with the application's answer through the request's one pre-response
     // handler (errors included).
     yield* HttpApp.appendPreResponseHandler((_, response) => Effect.succeed(withHeaders(info, response)))
-    return yield* Effect.locally(app, RequestContext.current, info).pipe(
-      // 499: the client went away before the answer (its order may still have been placed).
-      Effect.onExit((exit) =>
-        finish(request, info, started, Exit.isSuccess(exit) ? exit.value.status : Exit.isInterrupted(exit) ? 499 : 500)
-      )
-    )
+    return yield* Effect.locally(app, RequestContext.current, info).pipe(Effect.onExit(finished))
   })
 )

@@ -1,11 +1,13 @@
 /**
- * The catalogue's reads answered before the router (`Gateway.make`'s `early`): the same
- * answer as the router's, header for header and byte for byte; the same counting of rate
- * limits, the same view of revoked keys, suspended accounts, price groups and catalogue
- * changes; the same log lines and metrics; and every request it cannot answer from memory
- * left to the router, with its usual answer. A spy around the early answers tells which
- * requests took which way.
+ * The requests answered before the router (`Gateway.make`'s `early`), the catalogue's reads
+ * and the requests of the handlers the gateway calls itself (an order, the balance, one
+ * order): the same answer as the router's, header for header and byte for byte, errors
+ * included; the same counting of rate limits, the same view of revoked keys, suspended
+ * accounts, price groups and catalogue changes; the same log lines and metrics; and every
+ * request it cannot answer from memory left to the router, with its usual answer. A spy
+ * around the early answers tells which requests took which way.
  */
+import { EndpointPolicy } from "@databundle/contract"
 import { targets } from "@databundle/core/testing"
 import { HttpApiBuilder } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
@@ -64,17 +66,32 @@ const wasEarly = (res: RawResponse) => early.has(idOf(res))
 /** Headers that differ from one request to the next whichever way it is answered. */
 const PER_REQUEST = new Set(["x-request-id", "x-ratelimit-remaining", "x-ratelimit-reset", "date"])
 
+/** The bodies are the same bytes. */
+const sameText = (routed: RawResponse, answered: RawResponse) => assert.strictEqual(answered.text, routed.text)
+
+/** The bodies are the same error but for the request id each names (its own `X-Request-Id`). */
+const sameError = (routed: RawResponse, answered: RawResponse) => {
+  assert.strictEqual(routed.json.request_id, idOf(routed))
+  assert.strictEqual(answered.json.request_id, idOf(answered))
+  assert.strictEqual(answered.text.replace(idOf(answered), ""), routed.text.replace(idOf(routed), ""))
+}
+
 /** The router's answer and the early one are the same: status, every header (per-request ones present on both), body. */
-const assertSameAnswer = (routed: RawResponse, answered: RawResponse) => {
+const assertSameAnswer = (
+  routed: RawResponse,
+  answered: RawResponse,
+  sameBody = sameText,
+  varying: ReadonlySet<string> = PER_REQUEST
+) => {
   assert.isFalse(wasEarly(routed), "the first answer should be the router's")
   assert.isTrue(wasEarly(answered), "the second answer should be early")
   assert.strictEqual(answered.status, routed.status)
   const names = (res: RawResponse) => Object.keys(res.headers).sort()
   assert.deepStrictEqual(names(answered), names(routed))
   for (const name of names(routed)) {
-    if (!PER_REQUEST.has(name)) assert.strictEqual(answered.headers[name], routed.headers[name], name)
+    if (!varying.has(name)) assert.strictEqual(answered.headers[name], routed.headers[name], name)
   }
-  assert.strictEqual(answered.text, routed.text)
+  sameBody(routed, answered)
   assert.strictEqual(
     Number(answered.headers["x-ratelimit-remaining"]),
     Number(routed.headers["x-ratelimit-remaining"]) - 1
@@ -286,6 +303,153 @@ for (const target of targets) {
             assert.strictEqual(res.status, 401, `${name}: ${res.text}`)
             assert.isFalse(wasEarly(res), name)
           }
+        }))
+    })
+  })
+
+  describe(`early orders, balances and order reads on ${target.name}`, () => {
+    layer(server(target), { timeout: 60_000, excludeTestServices: true })((it) => {
+      /** An active and an inactive bundle of the demo catalogue, read with a key of their own. */
+      const bundles = Effect.gen(function*() {
+        const [network] = yield* networkIds
+        const { key } = yield* newAccount(0n)
+        const listed = (yield* api(`/networks/${network}/bundles`, key)).json.bundles as Array<
+          { id: number; is_active: boolean }
+        >
+        return { active: listed.find((b) => b.is_active)!.id, inactive: listed.find((b) => !b.is_active)?.id }
+      })
+      const order = (key: string, body: unknown, options: Omit<RawOptions, "key" | "body"> = {}) =>
+        api("/orders", key, { ...options, method: "POST", body })
+
+      it.effect("POST /orders, GET /balance and GET /orders/{order_number} answered early are the router's answers", () =>
+        Effect.gen(function*() {
+          const { active } = yield* bundles
+          const account = yield* newAccount(100_000n)
+          // A new key is not cached: the router places the first order; the second is placed early.
+          const routed = yield* order(account.key, { bundle_id: active, phone_number: "0241110001" })
+          assert.strictEqual(routed.status, 200, routed.text)
+          const answered = yield* order(account.key, { bundle_id: active, phone_number: "0241110002" })
+          // Two orders: the same answer but for what is the order's own (and so the body's length).
+          assertSameAnswer(routed, answered, (first, second) => {
+            const own = ({ json }: RawResponse) => ({
+              ...json,
+              order: { ...json.order, order_number: "", phone_number: "", created_at: "" },
+              wallet_balance: 0
+            })
+            assert.deepStrictEqual(own(second), own(first))
+            assert.deepStrictEqual(Object.keys(second.json.order), Object.keys(first.json.order))
+            assert.strictEqual(second.json.wallet_balance, first.json.wallet_balance - first.json.order.amount_paid)
+          }, new Set([...PER_REQUEST, "content-length"]))
+          const balance = yield* api("/balance", account.key)
+          assert.isTrue(wasEarly(balance))
+          assert.strictEqual(balance.json.balance.main, answered.json.wallet_balance)
+          const read = yield* api(`/orders/${answered.json.order.order_number}`, account.key)
+          assert.isTrue(wasEarly(read))
+          assert.strictEqual(read.json.order.order_number, answered.json.order.order_number)
+          // The same reads through the router, for a key seen for the first time.
+          const other = yield* newAccount(100_000n)
+          const first = yield* api("/balance", other.key)
+          assertSameAnswer(first, yield* api("/balance", other.key))
+          const placed = yield* order(other.key, { bundle_id: active, phone_number: "0241110003" })
+          const path = `/orders/${placed.json.order.order_number}`
+          const third = yield* newAccount(0n)
+          // Another account's order is not found, early as by the router.
+          assertSameAnswer(yield* api(path, third.key), yield* api(path, third.key), sameError)
+          const line = lines.map((text) => JSON.parse(text)).find((entry) =>
+            entry.annotations.request_id === idOf(answered)
+          )
+          assert.deepInclude(line.annotations, {
+            method: "POST",
+            path: "/api/v1/orders",
+            status: 200,
+            account_id: account.id
+          })
+        }))
+
+      it.effect("the failures of an order answered early are the router's, and change nothing", () =>
+        Effect.gen(function*() {
+          const { active, inactive } = yield* bundles
+          const cases: Array<[string, number, (key: string) => Effect.Effect<RawResponse, unknown, any>]> = [
+            ["an invalid body", 422, (key) => order(key, { bundle_id: "x", phone_number: "123", extra: 1 })],
+            ["malformed JSON", 400, (key) => order(key, "{\"bundle_id\": 1,")],
+            ["a duplicate field", 422, (key) => order(key, `{"bundle_id":${active},"bundle_id":${active}}`)],
+            ["a short wallet", 400, (key) => order(key, { bundle_id: active, phone_number: "0241110004" })],
+            ["an unknown bundle", 422, (key) => order(key, { bundle_id: 999999, phone_number: "0241110005" })],
+            ["an unknown order", 404, (key) => api("/orders/ORD-000000000000", key)],
+            ...(inactive === undefined ? [] : [[
+              "an inactive bundle",
+              400,
+              (key: string) => order(key, { bundle_id: inactive, phone_number: "0241110006" })
+            ] as [string, number, (key: string) => Effect.Effect<RawResponse, unknown, any>]])
+          ]
+          for (const [name, status, send] of cases) {
+            const account = yield* newAccount(100n)
+            const routed = yield* send(account.key)
+            assert.strictEqual(routed.status, status, `${name}: ${routed.text}`)
+            assertSameAnswer(routed, yield* send(account.key), sameError)
+            assert.strictEqual((yield* api("/balance", account.key)).json.balance.main, 1, name)
+          }
+        }))
+
+      it.effect("a replay answered early is the router's, header included, and a reused reference its 422", () =>
+        Effect.gen(function*() {
+          const { active } = yield* bundles
+          const account = yield* newAccount(100_000n)
+          const body = { bundle_id: active, phone_number: "0241110007", reference: "early-replay" }
+          const placed = yield* order(account.key, body)
+          assert.isFalse(wasEarly(placed))
+          const replayed = yield* order(account.key, body)
+          assert.isTrue(wasEarly(replayed))
+          assert.strictEqual(replayed.status, 200, replayed.text)
+          assert.strictEqual(replayed.headers["idempotent-replayed"], "true")
+          assert.strictEqual(replayed.json.order.order_number, placed.json.order.order_number)
+          assert.strictEqual(replayed.json.message, "Order already placed with this reference")
+          const conflict = yield* order(account.key, { ...body, phone_number: "0241110008" })
+          assert.isTrue(wasEarly(conflict))
+          assert.strictEqual(conflict.status, 422, conflict.text)
+          const { json } = yield* api("/balance", account.key)
+          assert.strictEqual(json.balance.main, 1000 - placed.json.order.amount_paid)
+        }))
+
+      it.effect("orders count toward the limits once: the 429 is the router's", () =>
+        Effect.gen(function*() {
+          const { active } = yield* bundles
+          const account = yield* newAccount(100_000n)
+          const admin = yield* adminClient
+          yield* admin.accounts.update({ path: { account_id: account.id }, payload: { limits: { orders: 3 } } })
+          const answers = []
+          for (let i = 0; i < 5; i++) {
+            answers.push(yield* order(account.key, { bundle_id: active, phone_number: `024111002${i}` }))
+          }
+          assert.deepStrictEqual(answers.map((res) => res.status), [200, 200, 200, 429, 429])
+          assert.deepStrictEqual(answers.map((res) => res.headers["x-ratelimit-remaining"]), ["2", "1", "0", "0", "0"])
+          assert.deepStrictEqual(answers.map(wasEarly), [false, true, true, false, false])
+          const { json } = yield* api("/orders", account.key)
+          assert.strictEqual(json.pagination.total, 3)
+        }))
+
+      it.effect("orders whose bodies the router must refuse go to the router, with their usual answers", () =>
+        Effect.gen(function*() {
+          const { active } = yield* bundles
+          const account = yield* newAccount(100_000n)
+          const body = { bundle_id: active, phone_number: "0241110030" }
+          yield* api("/balance", account.key)
+          assert.isTrue(wasEarly(yield* api("/balance", account.key)))
+          const cases: Array<[string, Omit<RawOptions, "key"> & { method?: string }, number]> = [
+            ["no content type", { method: "POST", body, contentType: null }, 400],
+            ["a text body", { method: "POST", body, contentType: "text/plain" }, 400],
+            ["a body over the limit", { method: "POST", body: "x".repeat(EndpointPolicy.DEFAULT_BODY_LIMIT + 1) }, 413],
+            ["a query string", { method: "POST", body: "{}" }, 422]
+          ]
+          for (const [name, options, status] of cases) {
+            const res = yield* api(name === "a query string" ? "/orders?x=1" : "/orders", account.key, options)
+            assert.strictEqual(res.status, status, `${name}: ${res.text}`)
+            assert.isFalse(wasEarly(res), name)
+          }
+          const withBody = yield* api("/balance", account.key, { body: "{}" })
+          assert.strictEqual(withBody.status, 200, withBody.text)
+          assert.isFalse(wasEarly(withBody), "a body on GET /balance")
+          assert.strictEqual((yield* api("/balance", account.key)).json.balance.main, 1000)
         }))
     })
   })
