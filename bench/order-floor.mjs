@@ -11,8 +11,8 @@
 // domain's: one HttpApi endpoint with the contract's payload and answer, whose handler is
 // `Orders.place` itself. Both seed their database (DATABASE_URL, empty) with
 // examples/catalog.json and one funded account, take the body's phone number (every order
-// buys the catalogue's first bundle, as an unknown bundle would leave the raw statement with
-// nothing to place), print "listening on http://…" and stop on SIGINT/SIGTERM.
+// buys the catalogue's first bundle, whatever the body's bundle_id: the raw statement was
+// captured for that one), print "listening on http://…" and stop on SIGINT/SIGTERM.
 //
 // It imports the workspace's sources, so it runs bundled: bench/suite.mjs bundles it with
 // esbuild (`orderFloorBundle` there).
@@ -155,10 +155,10 @@ if (opts.mode === "raw") {
   ).prefix("/api/v1")
   const OrdersLive = HttpApiBuilder.group(Api, "orders", (handlers) =>
     Effect.gen(function*() {
-      const { accountId } = yield* seed
+      const { accountId, bundleId } = yield* seed
       const orders = yield* Orders.Orders
       return handlers.handle("place", ({ payload }) =>
-        orders.place(accountId, payload).pipe(
+        orders.place(accountId, { ...payload, bundle_id: bundleId }).pipe(
           Effect.map((placement) => ({
             success: true,
             message: "Order placed successfully",

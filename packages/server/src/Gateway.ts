@@ -106,6 +106,20 @@ export type DirectHandler = (
   request: { readonly path: never; readonly payload: never }
 ) => Effect.Effect<unknown, unknown, Account.CurrentAccount>
 
+/**
+ * An endpoint's answer before the router, given the caller, the path's parameters and the
+ * request with its decision, path and info: a response, the effect that answers, or
+ * `undefined` to leave the request to the router. (A `CachedRead` is one.)
+ */
+type EarlyAnswer = (
+  principal: ApiKeys.Principal,
+  params: Readonly<Record<string, string>>,
+  request: HttpServerRequest.HttpServerRequest,
+  decision: Routes.Decision & { readonly _tag: "Endpoint" },
+  path: string,
+  info: RequestContext.RequestInfo
+) => HttpServerResponse.HttpServerResponse | Effect.Effect<HttpServerResponse.HttpServerResponse> | undefined
+
 /** A direct handler as the gateway calls it: with the caller, the path's parameters and the body's JSON. */
 type DirectCall = (
   principal: ApiKeys.Principal,
@@ -530,12 +544,6 @@ export const make = (
         )
       })
 
-    const earlyReads = new Map(
-      routes.endpoints.flatMap((endpoint) => {
-        const read = reads[endpoint.name]
-        return read === undefined ? [] : [[endpoint, read] as const]
-      })
-    )
     const consumeNow = limiter.consumeNow
     // The API's own encoding of its errors, as the router's failures get it.
     const encodeErrors = yield* HttpApiBuilder.buildMiddleware(api as HttpApi.HttpApi<string, never, never, never>)
@@ -545,15 +553,7 @@ export const make = (
      * `handle` reads it, the handler called, and any failure answered as `middleware`'s are
      * (the envelope, the request id, the API's encoding).
      */
-    const earlyCall = (
-      request: HttpServerRequest.HttpServerRequest,
-      decision: Routes.Decision & { readonly _tag: "Endpoint" },
-      path: string,
-      call: DirectCall,
-      principal: ApiKeys.Principal,
-      params: Readonly<Record<string, string>>,
-      info: RequestContext.RequestInfo
-    ): Effect.Effect<HttpServerResponse.HttpServerResponse> =>
+    const earlyCall = (call: DirectCall): EarlyAnswer => (principal, params, request, decision, path, info) =>
       Effect.gen(function*() {
         const { endpoint } = decision
         const body = endpoint.hasPayload ? yield* readBody(request, endpoint.policy.bodyLimit) : NO_BODY
@@ -567,6 +567,17 @@ export const make = (
         // (Every failure is one of the API's errors by now, so encoded; anything else would be a 500.)
         Effect.orDie
       )
+
+    /**
+     * What each endpoint answered before the router gives, once the gateway's decisions are
+     * taken: a read's cached response (`undefined` when not cached), or the direct handler's
+     * call (`earlyCall`, an effect: nothing runs until the request log runs it).
+     */
+    const earlyAnswers = new Map(routes.endpoints.flatMap((endpoint) => {
+      const call = directs.get(endpoint)
+      const answer: EarlyAnswer | undefined = reads[endpoint.name] ?? (call === undefined ? undefined : earlyCall(call))
+      return answer === undefined ? [] : [[endpoint, answer] as const]
+    }))
 
     /**
      * The answer to one of `reads`, or to a request of a direct handler, when everything the
@@ -585,15 +596,14 @@ export const make = (
       request: HttpServerRequest.HttpServerRequest,
       info: RequestContext.RequestInfo
     ): HttpServerResponse.HttpServerResponse | Effect.Effect<HttpServerResponse.HttpServerResponse> | undefined => {
-      if (consumeNow === undefined || (earlyReads.size === 0 && directs.size === 0)) return undefined
+      if (consumeNow === undefined || earlyAnswers.size === 0) return undefined
       const routed = route(request)
       info.routed = routed
       const { decision, target } = routed
       if (target.query !== "" || decision._tag !== "Endpoint") return undefined
       const { endpoint } = decision
-      const read = earlyReads.get(endpoint)
-      const call = read === undefined ? directs.get(endpoint) : undefined
-      if (read === undefined && call === undefined) return undefined
+      const answerOf = earlyAnswers.get(endpoint)
+      if (answerOf === undefined) return undefined
       // A body only for an endpoint with a payload, declared as JSON and within its limit: the router refuses the rest.
       const body = carriesBody(request)
       if (
@@ -609,8 +619,8 @@ export const make = (
       // The path is canonical (the decision is an endpoint).
       const params = pathParams(endpoint, target.path)
       if (params === undefined) return undefined
-      const response = read === undefined ? undefined : read(found.value, params)
-      if (read !== undefined && response === undefined) return undefined
+      const answer = answerOf(found.value, params, request, decision, target.path, info)
+      if (answer === undefined) return undefined
       const caller: RequestContext.Caller = { _tag: "Reseller", principal: found.value }
       const address = ClientAddress.of(request, trusted)
       const headers: ResponseHeaders = {}
@@ -627,7 +637,7 @@ export const make = (
       info.closeAfter = body
       info.address = address
       info.accountId = caller.principal.ownerId
-      return response ?? earlyCall(request, decision, target.path, call!, found.value, params, info)
+      return answer
     }
 
     return { middleware, early }

@@ -435,14 +435,19 @@ for (const target of targets) {
           const body = { bundle_id: active, phone_number: "0241110030" }
           yield* api("/balance", account.key)
           assert.isTrue(wasEarly(yield* api("/balance", account.key)))
-          const cases: Array<[string, Omit<RawOptions, "key"> & { method?: string }, number]> = [
-            ["no content type", { method: "POST", body, contentType: null }, 400],
-            ["a text body", { method: "POST", body, contentType: "text/plain" }, 400],
-            ["a body over the limit", { method: "POST", body: "x".repeat(EndpointPolicy.DEFAULT_BODY_LIMIT + 1) }, 413],
-            ["a query string", { method: "POST", body: "{}" }, 422]
+          const cases: Array<[string, string, Omit<RawOptions, "key"> & { method?: string }, number]> = [
+            ["no content type", "/orders", { method: "POST", body, contentType: null }, 400],
+            ["a text body", "/orders", { method: "POST", body, contentType: "text/plain" }, 400],
+            [
+              "a body over the limit",
+              "/orders",
+              { method: "POST", body: "x".repeat(EndpointPolicy.DEFAULT_BODY_LIMIT + 1) },
+              413
+            ],
+            ["a query string", "/orders?x=1", { method: "POST", body: "{}" }, 422]
           ]
-          for (const [name, options, status] of cases) {
-            const res = yield* api(name === "a query string" ? "/orders?x=1" : "/orders", account.key, options)
+          for (const [name, path, options, status] of cases) {
+            const res = yield* api(path, account.key, options)
             assert.strictEqual(res.status, status, `${name}: ${res.text}`)
             assert.isFalse(wasEarly(res), name)
           }
