@@ -140,8 +140,10 @@ describe("the client examples against a demo server", () => {
     try {
       await admin("PATCH", `/accounts/${account.id}`, { webhook_url: url })
       await buy({ apiKey: account.key, baseUrl, phone: "0241234567", log: () => {} })
-      // Deliveries run on the server's worker, every 0.2 s here; give a loaded machine time.
-      for (let i = 0; i < 300 && !events.some((e) => e.type === "order.successful"); i++) {
+      // Deliveries run on the server's worker, every 0.2 s here; give a loaded machine time. An
+      // order's two events are delivered side by side, so either may arrive first: wait for both.
+      const arrived = (type: string) => events.some((e) => e.type === type)
+      for (let i = 0; i < 300 && !(arrived("wallet.debited") && arrived("order.successful")); i++) {
         await new Promise((resolve) => setTimeout(resolve, 50))
       }
       expect(events.map((e) => e.type)).toEqual(expect.arrayContaining(["wallet.debited", "order.successful"]))
