@@ -12,12 +12,12 @@
  * Exit status: 0 when every row has an order that did not fail, 1 otherwise, 130 after Ctrl-C.
  */
 import { BundlesClient, formatGhs, MAX_PER_PAGE, parsePhone } from "@databundle/client"
+import * as BulkFile from "@databundle/client/Bulk"
 import { failed, Problem, problem } from "@databundle/terminal/Failure"
 import * as Progress from "@databundle/terminal/Progress"
 import { confirm, Tty } from "@databundle/terminal/Tty"
 import { FileSystem, Path } from "@effect/platform"
 import { Clock, Console, Effect, Either, Fiber, Option, Predicate } from "effect"
-import * as BulkFile from "./BulkFile.js"
 import * as Catalogue from "./Catalogue.js"
 import type * as Config from "./Config.js"
 import { describe } from "./Failure.js"
@@ -101,7 +101,7 @@ const run = (options: BulkInput, pacer: Pacing.Pacer, connection: Config.Connect
       const reader = Pacing.patient(client, (millis) => wait(millis, "rate limited by the server"))
       yield* status.set("reading the catalogue")
       const catalogue = yield* Catalogue.load(reader)
-      const checked = BulkFile.check(text, catalogue, batch)
+      const checked = yield* Effect.promise(() => BulkFile.check(text, catalogue.byId, batch))
       for (const warning of checked.warnings) yield* status.warn(`line ${warning.line}: ${warning.message}`)
       if (checked.errors.length > 0) {
         return yield* rejected(options.file, checked.errors, checked.warnings)
@@ -256,32 +256,31 @@ const run = (options: BulkInput, pacer: Pacing.Pacer, connection: Config.Connect
       Effect.gen(function*() {
         const written = yield* Effect.either(Results.write(resultsFile, results))
         if (Either.isLeft(written)) yield* Output.error(written.left.message)
-        const count = (tag: Results.Outcome["_tag"]) => results.filter((r) => r.outcome._tag === tag).length
-        const failedOrders = results.filter((r) => Results.orderOf(r.outcome)?.status === "failed").length
-        const bought = results.filter((r) => r.outcome._tag === "Bought" && !r.outcome.replayed).length
-        const ok = !interrupted && results.every((r) => Results.isDone(r.outcome))
+        const counts = BulkFile.tally(results)
+        const ok = !interrupted && results.every((r) => BulkFile.isDone(r.outcome))
         if (options.json) {
           yield* Output.printJson({
             success: ok,
             ...summary,
-            bought,
+            bought: counts.boughtNow,
             spent,
-            failed: failedOrders,
-            errors: count("Error"),
-            not_bought: count("NotBought"),
+            failed: counts.failedOrders,
+            errors: counts.errors,
+            not_bought: counts.notBought,
             interrupted,
             results_file: Either.isRight(written) ? resultsFile : null,
-            results: results.map(Results.fieldsOf)
+            results: results.map(BulkFile.resultFields)
           })
         } else {
+          const red = (n: number) => n === 0 ? "0" : out.red(String(n))
           yield* Output.printLines([
             `Batch ${batch}: ${plural(rows.length, "row")}`,
             ...Output.fields([
-              ["bought now", `${bought}  (${formatGhs(spent)})`],
-              ["bought before", String(results.length - bought - count("Error") - count("NotBought"))],
-              ["failed", failedOrders === 0 ? "0" : out.red(String(failedOrders))],
-              ["errors", count("Error") === 0 ? "0" : out.red(String(count("Error")))],
-              ["not bought", String(count("NotBought"))]
+              ["bought now", `${counts.boughtNow}  (${formatGhs(spent)})`],
+              ["bought before", String(counts.boughtBefore)],
+              ["failed", red(counts.failedOrders)],
+              ["errors", red(counts.errors)],
+              ["not bought", String(counts.notBought)]
             ]),
             ...(Either.isRight(written) ? [`Results: ${resultsFile}`] : [])
           ])
@@ -321,7 +320,7 @@ const rejected = (
 }
 
 /** The order found for a row's reference is that row: the same number and bundle. */
-const sameRow = (order: ListedOrder, row: BulkFile.Row) =>
+const sameRow = (order: ListedOrder, row: Results.Row) =>
   parsePhone(order.phone_number)?.local === row.phone && order.bundle === row.entry.bundle.name
 
 /**
@@ -333,7 +332,7 @@ const sameRow = (order: ListedOrder, row: BulkFile.Row) =>
  */
 const alreadyBought = (
   client: BundlesClient.Service,
-  rows: ReadonlyArray<BulkFile.Row>,
+  rows: ReadonlyArray<Results.Row>,
   batch: string,
   status: Progress.StatusLine
 ) =>

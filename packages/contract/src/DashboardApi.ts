@@ -29,6 +29,7 @@ import {
   PaymentNotFound,
   SubmitCodePayload
 } from "./Payment.js"
+import { MobileNumber } from "./Phone.js"
 import { DashboardAuth } from "./Session.js"
 import * as Statement from "./Statement.js"
 import { text } from "./Text.js"
@@ -94,11 +95,13 @@ export const BundlesResponse = Schema.Struct({
 
 /**
  * The body of POST /orders from the dashboard: as the public API's, but `reference` is
- * required, so a double click or a reload that repeats the request never buys twice. The
- * page makes one reference per purchase (and per row of a bulk file) before sending.
+ * required, so a double click or a reload that repeats the request never buys twice (the
+ * page makes one reference per purchase, and per row of a bulk file, before sending), and the
+ * number must be a mobile one, as the client reads numbers (a fixed line cannot take data).
  */
 export const DashboardOrderPayload = Schema.Struct({
   ...PlaceOrderPayload.fields,
+  phone_number: MobileNumber,
   reference: Reference
 }).annotations({ identifier: "DashboardOrderPayload", parseOptions: { errors: "all" } })
 

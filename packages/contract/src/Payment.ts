@@ -11,7 +11,7 @@ import { integerParam } from "./Identifier.js"
 import { Cedis } from "./Money.js"
 import { DateBound } from "./Order.js"
 import { MAX_PER_PAGE } from "./OrderTerms.js"
-import { PhoneNumber } from "./Phone.js"
+import { MobileNumber } from "./Phone.js"
 import { text } from "./Text.js"
 
 /** `PAY-` followed by 12 characters of `0-9A-Z`: also the reference a manual transfer quotes. */
@@ -63,7 +63,7 @@ export const PaymentAmount = Cedis.pipe(
 export const CreatePaymentPayload = Schema.Struct({
   method: PaymentMethod,
   amount: PaymentAmount,
-  payer_number: Schema.optional(PhoneNumber),
+  payer_number: Schema.optional(MobileNumber),
   note: Schema.optional(text(200))
 }).annotations({ identifier: "CreatePaymentPayload", parseOptions: { errors: "all" } })
 

@@ -7,7 +7,7 @@ import { Schema } from "effect"
 import { AccountFields } from "./Account.js"
 import { extensions, Failed } from "./ApiError.js"
 import { MAX_ID } from "./Identifier.js"
-import { PhoneNumber } from "./Phone.js"
+import { MobileNumber } from "./Phone.js"
 import { text } from "./Text.js"
 import { Balance } from "./Wallet.js"
 
@@ -52,7 +52,7 @@ export const EmailToken = Schema.String.pipe(
 export const RegisterPayload = Schema.Struct({
   name: text(100),
   email: Email,
-  phone: PhoneNumber,
+  phone: MobileNumber,
   password: Password
 }).annotations({ identifier: "RegisterPayload", parseOptions: { errors: "all" } })
 

@@ -6,13 +6,19 @@
  * makes), so the same file uploaded again, from the dashboard or the CLI, finds its rows
  * already bought and buys only the rest. The batch name defaults to the file's name.
  */
+import {
+  batchPrefix as prefixOf,
+  batchSlug as slug,
+  deriveReference as derive,
+  parseCsv,
+  toCsv
+} from "@databundle/client/Bulk"
 import { MAX_PER_PAGE } from "@databundle/client/OrderTerms"
 import { parsePhone } from "@databundle/client/Phone"
 import { ApiFailure } from "../Api.js"
 import type { Page } from "../App.js"
-import { batchPrefix as prefixOf, batchSlug as slug, deriveReference as derive } from "../BatchReference.js"
-import { download, parseCsv, toCsv } from "../Csv.js"
 import { ghs, h, replace } from "../Dom.js"
+import { download } from "../Download.js"
 import { api, type Bundle, type Order } from "../Endpoints.js"
 import { form } from "../Form.js"
 
@@ -66,7 +72,7 @@ export const bulk: Page = {
         const file = (f.input("file") as HTMLInputElement).files?.[0]
         if (!file) return f.showErrors({ file: ["Choose a CSV file"] })
         const batch = (values.batch?.trim() || file.name.replace(/\.[^.]*$/, "") || file.name).trim()
-        const records = parseCsv(await file.text())
+        const { records } = parseCsv(await file.text())
         const errors: Array<string> = []
         let data = records
         let cols = { bundle: 0, phone: 1, reference: 2 as number | undefined }

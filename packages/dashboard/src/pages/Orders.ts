@@ -1,8 +1,9 @@
 /** Orders: the API's filters, a page at a time, the detail of one, and a CSV export of the filtered list. */
+import { toCsv } from "@databundle/client/Bulk"
 import { MAX_PER_PAGE } from "@databundle/client/OrderTerms"
 import type { Page } from "../App.js"
-import { download, toCsv } from "../Csv.js"
 import { ghs, h, when } from "../Dom.js"
+import { download } from "../Download.js"
 import { api, type Order } from "../Endpoints.js"
 import { form } from "../Form.js"
 import { pathOf } from "../Paths.js"

@@ -5,8 +5,8 @@
  */
 import { ApiFailure } from "../../Api.js"
 import type { Page } from "../../App.js"
-import { download } from "../../Csv.js"
 import { ghs, h, replace } from "../../Dom.js"
+import { download } from "../../Download.js"
 import { api, type Bundle, type CatalogFile, type ImportResult, type Network } from "../Endpoints.js"
 import { actionButton, table } from "../Ui.js"
 
