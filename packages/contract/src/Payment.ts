@@ -97,7 +97,11 @@ export const Payment = Schema.Struct({
 export type Payment = typeof Payment.Type
 
 /** A payment as the operator sees it: with its account. */
-export const AdminPayment = Schema.Struct({ ...Payment.fields, account_id: AccountId }).annotations({
+export const AdminPayment = Schema.Struct({
+  ...Payment.fields,
+  account_id: AccountId,
+  account_name: Schema.String.annotations({ description: "The account's name, as the operator knows the holder" })
+}).annotations({
   identifier: "AdminPayment"
 })
 

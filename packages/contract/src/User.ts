@@ -113,3 +113,17 @@ export class EmailNotVerified extends Schema.TaggedError<EmailNotVerified>()(
   { success: Failed, message: Schema.String, ...extensions("email_not_verified") },
   HttpApiSchema.annotations({ status: 403 })
 ) {}
+
+/**
+ * What a suspended account is told, wherever it tries: signing in, a session that was open
+ * when the operator suspended it, an API key (the spec's 401). One sentence, written once.
+ */
+export const SUSPENDED_MESSAGE = "This account is suspended: it cannot sign in, buy or use its API keys until the " +
+  "service's operators reactivate it. Contact them to learn why and what they need from you."
+
+/** 403 of sign-in with the right password for a suspended account (said only to who knows the password). */
+export class AccountSuspended extends Schema.TaggedError<AccountSuspended>()(
+  "AccountSuspended",
+  { success: Failed, message: Schema.String, ...extensions("account_suspended") },
+  HttpApiSchema.annotations({ status: 403 })
+) {}
