@@ -130,8 +130,13 @@ for (const target of targets) {
             success: true,
             price_groups: { created: 0, updated: 0, unchanged: counts.price_groups },
             networks: { created: 0, updated: 0, unchanged: counts.networks },
-            bundles: { created: 0, updated: 0, unchanged: counts.bundles }
+            bundles: { created: 0, updated: 0, unchanged: counts.bundles },
+            changes: []
           })
+          assert.include(
+            succeeded(yield* admin("catalog", "import", catalogFile)).stdout,
+            "The import changed nothing."
+          )
 
           // The export is the file format: it re-imports without changing anything.
           const exported = succeeded(yield* admin("catalog", "export"))
