@@ -239,7 +239,7 @@ export class Users extends Effect.Service<Users>()("core/Users", {
       }
       if (user.email_verified_at === null) {
         return yield* new User.EmailNotVerified({
-          message: "Verify your email address first: open the link we emailed you, or ask for a new one"
+          message: "Verify your email address first: open your verification link, or ask for a new one"
         })
       }
       const [account] = yield* orDie(sql<{ status: string }>`SELECT status FROM accounts WHERE id = ${user.account_id}`)
