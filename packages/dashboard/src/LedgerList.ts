@@ -50,7 +50,7 @@ export const ledgerList = (
         cell: (e) =>
           h("span", { class: e.amount < 0 ? "debit" : "credit" }, `${e.amount > 0 ? "+" : ""}${ghs(e.amount)}`)
       },
-      { label: "Balance after", numeric: true, cell: (e) => ghs(e.balance_after) },
+      { label: "Balance", numeric: true, cell: (e) => ghs(e.balance_after) },
       { label: "Note", cell: (e) => e.note ?? "" }
     ]
   })

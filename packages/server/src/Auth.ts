@@ -14,17 +14,17 @@ import type * as Routes from "./Routes.js"
  * those of a `suspended` account (an API key or a holder's session), which are told so.
  */
 export const refusal = (credentials: Routes.Credentials | "operator", given: "none" | "wrong" | "suspended") =>
-  new ApiError.Unauthorized({
-    message: given === "suspended"
-      ? User.SUSPENDED_MESSAGE
-      : credentials === "session" || credentials === "console" || credentials === "operator"
-      ? given === "wrong" ? "Your session has ended; sign in again" : "Sign in first"
-      : credentials === "bearer" || credentials === "admin"
-      ? "Missing or invalid admin token"
-      : given === "wrong"
-      ? "Invalid API key"
-      : `Missing API key: send it in the ${ApiKey.API_KEY_HEADER} header`
-  })
+  given === "suspended"
+    ? new ApiError.Unauthorized({ message: User.SUSPENDED_MESSAGE, reason: "account_suspended" })
+    : new ApiError.Unauthorized({
+      message: credentials === "session" || credentials === "console" || credentials === "operator"
+        ? given === "wrong" ? "Your session has ended; sign in again" : "Sign in first"
+        : credentials === "bearer" || credentials === "admin"
+        ? "Missing or invalid admin token"
+        : given === "wrong"
+        ? "Invalid API key"
+        : `Missing API key: send it in the ${ApiKey.API_KEY_HEADER} header`
+    })
 
 /** `x-api-key` → the account the gateway found for it. */
 export const ApiKeyAuthLive = Layer.succeed(ApiKey.ApiKeyAuth, {

@@ -324,6 +324,7 @@ for (const target of targets) {
           const outbox = succeeded(yield* admin("emails", "--to", email))
           const link = /https?:\/\/\S+#\/verify-email\?token=([A-Za-z0-9_-]+)/.exec(outbox.stdout)
           assert.isNotNull(link, outbox.stdout)
+          assert.include(outbox.stdout, "(1 email in all)")
           // Without an SMTP server nothing can be queued again (the email was kept): refused, with why.
           const kept = json(succeeded(yield* admin("emails", "--to", email, "--json"))).emails[0]
           failedWith(yield* admin("emails", "requeue", String(kept.id)), "No SMTP server is configured")
@@ -589,6 +590,8 @@ for (const target of targets) {
           )
           assert.include(text.stdout, "admin token")
           assert.include(text.stdout, "operator.create")
+          assert.match(text.stdout, /\(\d+ actions? in all\)/)
+          assert.notInclude(text.stdout, "actionss")
           const queue = succeeded(
             yield* admin("orders", "list", "--status", "pending", "--older-than", "30", "--oldest-first", "--json")
           )

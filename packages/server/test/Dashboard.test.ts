@@ -499,6 +499,7 @@ for (const target of targets) {
           const open = yield* call(browser, "GET", "/home")
           assert.strictEqual(open.status, 401)
           assert.strictEqual(open.json.message, User.SUSPENDED_MESSAGE)
+          assert.strictEqual(open.json.reason, "account_suspended")
           const signedIn = yield* signIn(browser.email)
           assert.strictEqual(signedIn.status, 403)
           assert.strictEqual(signedIn.json._tag, "AccountSuspended")
@@ -510,6 +511,7 @@ for (const target of targets) {
           const viaKey = yield* raw("GET", "/api/v1/balance", { key })
           assert.strictEqual(viaKey.status, 401)
           assert.strictEqual(viaKey.json.message, User.SUSPENDED_MESSAGE)
+          assert.strictEqual(viaKey.json.reason, "account_suspended")
           assert.strictEqual(
             (yield* raw("GET", "/api/v1/balance", { key: `${key.slice(0, -1)}x` })).json.message,
             "Invalid API key"

@@ -40,9 +40,9 @@ export const webhooks: Page = {
           {
             label: "Health",
             place: "badge",
-            cell: (e) => status(e.failing_since ? "failing" : e.abandoned > 0 ? "abandoned" : "delivered")
+            cell: (e) => status(e.failing_since ? "failing" : e.abandoned > 0 ? "abandoned" : "healthy")
           },
-          { label: "URL", place: "line", cell: (e) => e.url ?? "none" },
+          { label: "URL", cell: (e) => e.url ?? "none" },
           { label: "Waiting", numeric: true, cell: (e) => count(e.backlog, "event") },
           { label: "Oldest waiting", cell: (e) => when(e.oldest_queued_at) },
           { label: "Failing since", cell: (e) => when(e.failing_since) },
