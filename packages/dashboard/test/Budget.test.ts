@@ -43,6 +43,9 @@ describe.each(targets)("dashboard budgets ($name)", (target) => {
     const console_ = (url: string) => /\/assets\/(Console|console)\./.test(url)
     expect(holder.filter(console_), holder.join(" ")).toEqual([])
 
+    // Measured from nothing: an operator's browser has not loaded the holder's files before.
+    const cdp = await page.context().newCDPSession(page)
+    await cdp.send("Network.clearBrowserCache")
     meter.reset()
     await page.goto(`${env.server.origin}/console/sign-in`, { waitUntil: "networkidle" })
     await page.getByRole("heading", { name: "Operator sign in" }).waitFor()
