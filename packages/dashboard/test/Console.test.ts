@@ -9,10 +9,9 @@
  * first (the test accepts each question). Every page is checked with axe-core and against the
  * 30 KB page-change budget (the screenshots are Pages.test.ts's).
  */
-import { ADMIN_TOKEN, startServer, type TestServer } from "@databundle/client/testing"
+import { startServer, type TestServer } from "@databundle/client/testing"
 import { targets } from "@databundle/core/testing"
 import * as fs from "node:fs"
-import * as http from "node:http"
 import * as os from "node:os"
 import * as path from "node:path"
 import type { Page } from "playwright-core"
@@ -27,79 +26,18 @@ import {
   type TestBrowser,
   transferMeter
 } from "./Browser.js"
+import { admin, holder, pay, receiver } from "./Seed.js"
 
 const KB = 1024
-
-/** The admin API as the operator's scripts call it, with the admin token. */
-const admin = async (server: TestServer, method: string, path: string, body?: unknown): Promise<any> => {
-  const answer = await fetch(`${server.origin}/admin/v1${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${ADMIN_TOKEN}`,
-      accept: "application/json",
-      ...(body === undefined ? {} : { "content-type": "application/json" })
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) })
-  })
-  const json: any = await answer.json()
-  if (!answer.ok) throw new Error(`${method} ${path}: ${answer.status} ${JSON.stringify(json)}`)
-  return json
-}
 
 /**
  * An account holder who registered in the dashboard and asked for a manual transfer of
  * `amount` cedis: their account id and the payment's number.
  */
 const holderWithTransfer = async (server: TestServer, amount: number) => {
-  const email = `efua.${Date.now()}@example.com`
-  const password = "a holder's password"
-  const dashboard = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
-    const answer = await fetch(`${server.origin}/dashboard/v1${path}`, {
-      method,
-      headers: { accept: "application/json", "content-type": "application/json", ...headers },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) })
-    })
-    return { answer, json: (await answer.json()) as any }
-  }
-  await dashboard("POST", "/register", { name: "Efua Owusu", email, phone: "0241234567", password })
-  let token: string | undefined
-  for (let i = 0; i < 50 && token === undefined; i++) {
-    const mail = await admin(server, "GET", `/emails?to=${encodeURIComponent(email)}`)
-    const link: string | undefined = mail.emails.find((m: any) => m.link?.includes("verify-email"))?.link
-    // The link is `<public URL>/#/verify-email?token=…`: the token is in the fragment.
-    token = link === undefined
-      ? undefined
-      : new URL(new URL(link).hash.slice(1), server.origin).searchParams.get("token") ?? undefined
-    if (token === undefined) await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-  expect(token).toBeDefined()
-  expect((await dashboard("POST", "/email/verify", { token })).answer.status).toBe(200)
-  const signIn = await dashboard("POST", "/session", { email, password })
-  expect(signIn.answer.status).toBe(200)
-  const cookie = signIn.answer.headers.get("set-cookie")!.split(";")[0]!
-  const payment = await dashboard(
-    "POST",
-    "/payments",
-    { method: "manual_transfer", amount, note: "Bank transfer, ref GCB-7731" },
-    { cookie, "x-csrf-token": signIn.json.csrf_token, "idempotency-key": `transfer-${Date.now()}` }
-  )
-  expect(payment.answer.status, JSON.stringify(payment.json)).toBe(201)
-  return { accountId: signIn.json.account.id as number, paymentNumber: payment.json.payment.payment_number as string }
-}
-
-/** A webhook receiver on this machine that answers `status()` and counts what it got. */
-const receiver = async (status: () => number) => {
-  let received = 0
-  const server = http.createServer((request, response) => {
-    request.resume()
-    request.on("end", () => {
-      received++
-      response.writeHead(status()).end()
-    })
-  })
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-  const address = server.address() as { port: number }
-  return { url: `http://127.0.0.1:${address.port}/hooks`, received: () => received, close: () => server.close() }
+  const efua = await holder(server, "Efua Owusu", "0241234567")
+  const { payment } = await pay(efua, { method: "manual_transfer", amount, note: "Bank transfer, ref GCB-7731" })
+  return { accountId: efua.accountId, paymentNumber: payment.payment_number as string }
 }
 
 const heading = (page: Page, name: string | RegExp) => page.getByRole("heading", { name, level: 1 }).waitFor()
@@ -358,14 +296,14 @@ describe.each(targets)("operator console ($name)", (target) => {
     }, { timeout: 60_000, interval: 1000 }).toBeGreaterThan(0)
     hookStatus = 200
     await admin(server, "PATCH", `/accounts/${buyer.id}`, { webhook_url: hooks.url })
-    const delivered = hooks.received()
+    const delivered = hooks.received.length
     await navigate(page, "Webhooks")
     await page.getByTestId("endpoints").getByRole("link", { name: /\(show\)/ }).first().click()
     await page.getByRole("heading", { name: `Abandoned events of account #${buyer.id}` }).waitFor()
     expect(await seriousViolations(page)).toEqual([])
     await page.getByRole("button", { name: /^Resend / }).first().click()
     await page.getByText(/Queued again/).waitFor()
-    await expect.poll(() => hooks.received(), { timeout: 30_000 }).toBeGreaterThan(delivered)
+    await expect.poll(() => hooks.received.length, { timeout: 30_000 }).toBeGreaterThan(delivered)
 
     // Another operator added from the console signs in elsewhere; disabling them ends that session.
     await visit(page, meter, "Operators", "Operators")

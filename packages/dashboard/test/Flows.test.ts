@@ -8,47 +8,17 @@
  * Every signed-in page is checked with axe-core and page changes are measured against the
  * 30 KB budget (the screenshots are Pages.test.ts's).
  */
-import { ADMIN_TOKEN, startServer, type TestServer } from "@databundle/client/testing"
+import { startServer, type TestServer } from "@databundle/client/testing"
 import { targets } from "@databundle/core/testing"
 import * as fs from "node:fs"
-import * as http from "node:http"
 import * as os from "node:os"
 import * as path from "node:path"
 import type { Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from "vitest"
 import { launch, navigate, PHONE, seriousViolations, signOut, type TestBrowser, transferMeter } from "./Browser.js"
+import { emailedLink, receiver } from "./Seed.js"
 
 const KB = 1024
-
-/** An emailed link to `to` for `page`, read from the outbox through the admin API. */
-const emailedLink = async (server: TestServer, to: string, page: string): Promise<string> => {
-  for (let i = 0; i < 50; i++) {
-    const answer = await fetch(`${server.origin}/admin/v1/emails?to=${encodeURIComponent(to)}`, {
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}` }
-    })
-    const body: any = await answer.json()
-    const link = (body.emails as Array<{ link: string | null }> | undefined)?.find((m) => m.link?.includes(page))?.link
-    if (link) return link
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-  throw new Error(`no email with a link to ${to}`)
-}
-
-/** A webhook receiver on this machine that answers 200 and keeps what it got. */
-const receiver = async () => {
-  const received: Array<{ headers: http.IncomingHttpHeaders; body: string }> = []
-  const server = http.createServer((request, response) => {
-    let body = ""
-    request.on("data", (chunk) => (body += chunk))
-    request.on("end", () => {
-      received.push({ headers: request.headers, body })
-      response.writeHead(200).end("ok")
-    })
-  })
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-  const address = server.address() as { port: number }
-  return { url: `http://127.0.0.1:${address.port}/hooks`, received, close: () => server.close() }
-}
 
 const heading = (page: Page, name: string | RegExp) => page.getByRole("heading", { name, level: 1 }).waitFor()
 

@@ -11,7 +11,7 @@ import { targets } from "@databundle/core/testing"
 import type { Page } from "playwright-core"
 import { beforeEach, describe, expect, it } from "vitest"
 import { navigate, scriptErrors, serverAndPhone, signOut } from "./Browser.js"
-import { admin, buy, holder, pay } from "./Seed.js"
+import { admin, buy, type Holder, holder, pay } from "./Seed.js"
 
 /** Signs a seeded holder in through the form (whoever was signed in before is forgotten). */
 const signIn = async (page: Page, origin: string, who: { email: string; password: string }) => {
@@ -37,11 +37,18 @@ describe.each(targets)("the holder's flows ($name)", (target) => {
   // Each test starts signed out.
   beforeEach(() => env.browser.context.clearCookies())
 
-  it("tells a suspended holder so, at sign-in and on an open session, with what to do", async () => {
+  /** A new holder, signed in on a new page at home; `before` runs between the seeding and the sign-in. */
+  const signedIn = async (name: string, phone = "0241234567", before?: (who: Holder) => Promise<unknown>) => {
     const page = await env.browser.context.newPage()
-    const who = await holder(env.server, "Yaw Darko", "0241234567")
+    const who = await holder(env.server, name, phone)
+    await before?.(who)
     await signIn(page, env.server.origin, who)
     await heading(page, "Home")
+    return { page, who }
+  }
+
+  it("tells a suspended holder so, at sign-in and on an open session, with what to do", async () => {
+    const { page, who } = await signedIn("Yaw Darko")
     await admin(env.server, "PATCH", `/accounts/${who.accountId}`, { status: "suspended" })
     // The open session's next page: back to sign-in, told why.
     await navigate(page, "Orders")
@@ -98,10 +105,7 @@ describe.each(targets)("the holder's flows ($name)", (target) => {
   })
 
   it("shows what a purchase costs and what the wallet has, with the way to fund it", async () => {
-    const page = await env.browser.context.newPage()
-    const who = await holder(env.server, "Kwesi Appiah", "0241234567")
-    await signIn(page, env.server.origin, who)
-    await heading(page, "Home")
+    const { page } = await signedIn("Kwesi Appiah")
     await navigate(page, "Buy")
     await page.getByLabel("Network").selectOption({ label: "MTN" })
     await page.getByLabel("Phone number").fill("024 111 2233")
@@ -114,13 +118,12 @@ describe.each(targets)("the holder's flows ($name)", (target) => {
   })
 
   it("asks only what the payment method needs, and finishes a payment waiting for its code from the list", async () => {
-    const page = await env.browser.context.newPage()
-    const who = await holder(env.server, "Adjoa Mensah", "0201231234")
     // Left waiting for its one-time code (the simulator asks payers ending 1234 for 123456).
-    const waiting = (await pay(who, { method: "telecel_cash", amount: 15, payer_number: "0201231234" })).payment
+    let waiting: any
+    const { page } = await signedIn("Adjoa Mensah", "0201231234", async (who) => {
+      waiting = (await pay(who, { method: "telecel_cash", amount: 15, payer_number: "0201231234" })).payment
+    })
     expect(waiting.awaiting_code).toBe(true)
-    await signIn(page, env.server.origin, who)
-    await heading(page, "Home")
     await navigate(page, "Fund")
     await page.getByLabel("Pay with").selectOption("manual_transfer")
     await page.getByLabel("Transfer note").waitFor()
@@ -172,10 +175,7 @@ describe.each(targets)("the holder's flows ($name)", (target) => {
   })
 
   it("stops a page's polling when the holder leaves it", async () => {
-    const page = await env.browser.context.newPage()
-    const who = await holder(env.server, "Akosua Frimpong", "0241234567")
-    await signIn(page, env.server.origin, who)
-    await heading(page, "Home")
+    const { page } = await signedIn("Akosua Frimpong")
     await navigate(page, "Fund")
     await page.getByLabel("Pay with").selectOption("mtn_momo")
     await page.getByLabel("Amount (GH₵)").fill("30")
@@ -197,11 +197,11 @@ describe.each(targets)("the holder's flows ($name)", (target) => {
   })
 
   it("switches to the test side: its balance and orders, bought with the test wallet, marked as test", async () => {
-    const page = await env.browser.context.newPage()
-    const who = await holder(env.server, "Fiifi Ansah", "0241234567")
-    await buy(who, env.server.bundle("MTN 1GB").id, "0241112222", "test")
-    await signIn(page, env.server.origin, who)
-    await heading(page, "Home")
+    const { page, who } = await signedIn(
+      "Fiifi Ansah",
+      "0241234567",
+      (who) => buy(who, env.server.bundle("MTN 1GB").id, "0241112222", "test")
+    )
     const menu = page.getByRole("button", { name: "Menu" })
     await menu.click()
     await page.getByRole("button", { name: "Test mode: off" }).click()

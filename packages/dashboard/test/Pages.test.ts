@@ -110,6 +110,14 @@ describe.each(targets)("every page of both apps, on a phone and a desktop ($name
     if (shooting && shot !== undefined) await screenshot(page, `${shot}-${device}`)
   }
 
+  /** A page of a fresh walk: signed out, at the device's size, its script errors recorded. */
+  const freshPage = async (viewport: { readonly width: number; readonly height: number }) => {
+    await browser.context.clearCookies()
+    const page = await browser.context.newPage()
+    await page.setViewportSize(viewport)
+    return { page, errors: scriptErrors(page) }
+  }
+
   const visit = async (
     page: Page,
     device: "phone" | "desktop",
@@ -122,11 +130,7 @@ describe.each(targets)("every page of both apps, on a phone and a desktop ($name
   }
 
   it.each(DEVICES)("walks the holder's pages (%s)", async (device, viewport) => {
-    // Each walk signs in afresh.
-    await browser.context.clearCookies()
-    const page = await browser.context.newPage()
-    await page.setViewportSize(viewport)
-    const errors = scriptErrors(page)
+    const { errors, page } = await freshPage(viewport)
 
     await visit(page, device, "/register", "Create an account", "register")
     await visit(page, device, "/reset-password", "Reset your password", "reset-password")
@@ -189,11 +193,7 @@ describe.each(targets)("every page of both apps, on a phone and a desktop ($name
   })
 
   it.each(DEVICES)("walks the console's pages (%s)", async (device, viewport) => {
-    // Each walk signs in afresh.
-    await browser.context.clearCookies()
-    const page = await browser.context.newPage()
-    await page.setViewportSize(viewport)
-    const errors = scriptErrors(page)
+    const { errors, page } = await freshPage(viewport)
 
     await visit(page, device, "/console/sign-in", "Operator sign in", "console-sign-in")
     await page.getByLabel("Email").fill(operator.email)
