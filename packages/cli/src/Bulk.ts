@@ -11,7 +11,7 @@
  *
  * Exit status: 0 when every row has an order that did not fail, 1 otherwise, 130 after Ctrl-C.
  */
-import { BundlesClient, formatGhs, MAX_PER_PAGE, parsePhone } from "@databundle/client"
+import { BundlesClient, formatGhs, MAX_PER_PAGE } from "@databundle/client"
 import * as BulkFile from "@databundle/client/Bulk"
 import { failed, Problem, problem } from "@databundle/terminal/Failure"
 import * as Progress from "@databundle/terminal/Progress"
@@ -108,16 +108,7 @@ const run = (options: BulkInput, pacer: Pacing.Pacer, connection: Config.Connect
       }
       yield* status.set(`looking up what batch ${batch} already bought`)
       const found = yield* alreadyBought(reader, checked.rows, batch, status)
-      const conflicts = checked.rows.flatMap((row) => {
-        const order = found.get(row.reference)
-        // A derived reference names its row's bundle and number; only one given in the file can clash.
-        return order === undefined || !row.explicit || sameRow(order, row) ? [] : [{
-          line: row.line,
-          message: `reference ${row.reference} was used before for ${order.order_number} (${
-            Output.clean(order.bundle)
-          } for ${Output.clean(order.phone_number)}): give this row another reference`
-        }]
-      })
+      const conflicts = BulkFile.reusedReferences(checked.rows, found)
       if (conflicts.length > 0) return yield* rejected(options.file, conflicts, checked.warnings)
       const { main } = yield* reader.balance()
       return { checked, found, main }
@@ -318,10 +309,6 @@ const rejected = (
     })
   )
 }
-
-/** The order found for a row's reference is that row: the same number and bundle. */
-const sameRow = (order: ListedOrder, row: Results.Row) =>
-  parsePhone(order.phone_number)?.local === row.phone && order.bundle === row.entry.bundle.name
 
 /**
  * The orders of the batch that exist already, by reference. Rows with derived references are

@@ -368,6 +368,34 @@ export const check = async <E extends Entry>(
   return { rows, errors, warnings }
 }
 
+/** An order a batch finds under a row's reference, as far as `reusedReferences` reads it. */
+export interface FoundOrder {
+  readonly order_number: string
+  readonly bundle: string
+  readonly phone_number: string
+}
+
+/**
+ * The rows whose own reference (given in the file) an earlier order used for another purchase
+ * (another bundle or number): each an issue to fix before anything is bought. A derived
+ * reference names its row's bundle and number, so only a given one can clash.
+ */
+export const reusedReferences = (
+  rows: ReadonlyArray<Row>,
+  found: ReadonlyMap<string, FoundOrder>
+): Array<Issue> =>
+  rows.flatMap((row) => {
+    const order = found.get(row.reference)
+    const same = order !== undefined && parsePhone(order.phone_number)?.local === row.phone &&
+      order.bundle === row.entry.bundle.name
+    return order === undefined || !row.explicit || same ? [] : [{
+      line: row.line,
+      message: `reference ${row.reference} was used before for ${order.order_number} (${printable(order.bundle)} for ${
+        printable(order.phone_number)
+      }): give this row another reference`
+    }]
+  })
+
 /** The rate-limit window a response reported. */
 export interface RateWindow {
   readonly limit: number

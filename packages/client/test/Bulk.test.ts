@@ -337,3 +337,18 @@ describe("CSV out", () => {
     )
   })
 })
+
+describe("references used before", () => {
+  it("flag a given reference an earlier order used for another purchase, never a derived one", async () => {
+    const { rows } = await BulkFile.check("1,0241234567,inv-1\n1,0241234568,inv-2\n1,0241234569\n", catalogue, "b")
+    const found = new Map([
+      ["inv-1", { order_number: "ORD-1", bundle: "MTN 1GB", phone_number: "233241234567" }],
+      ["inv-2", { order_number: "ORD-2", bundle: "MTN 1GB", phone_number: "0241110000" }],
+      [rows[2]!.reference, { order_number: "ORD-3", bundle: "Telecel 2GB", phone_number: "0201234567" }]
+    ])
+    assert.deepStrictEqual(BulkFile.reusedReferences(rows, found), [{
+      line: 2,
+      message: "reference inv-2 was used before for ORD-2 (MTN 1GB for 0241110000): give this row another reference"
+    }])
+  })
+})

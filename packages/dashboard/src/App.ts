@@ -64,24 +64,21 @@ export interface Shell<P extends string> {
   readonly banner?: () => Child
 }
 
-/** The account holder's navigation: the pages a reseller uses most first. */
-export const DASHBOARD_NAV = ([
-  ["home", "Home"],
-  ["buy", "Buy"],
-  ["bulk", "Bulk"],
-  ["orders", "Orders"],
-  ["wallet", "Wallet"],
-  ["fund", "Fund"],
-  ["keys", "API keys"],
-  ["webhooks", "Webhooks"]
-] as const).map(([page, label]) => [pathOf(page), label] as const)
-
-/** The account holder's shell, without what the holder's entry adds (`bar`, `menu`). */
+/** The account holder's shell, without what the holder's entry adds (`bar`, `menu`, `banner`); the pages a reseller uses most first. */
 export const DASHBOARD_SHELL: Shell<PageName> = {
   brand: "Data bundles",
   home: pathOf("home"),
   signIn: pathOf("signIn"),
-  nav: DASHBOARD_NAV,
+  nav: ([
+    ["home", "Home"],
+    ["buy", "Buy"],
+    ["bulk", "Bulk"],
+    ["orders", "Orders"],
+    ["wallet", "Wallet"],
+    ["fund", "Fund"],
+    ["keys", "API keys"],
+    ["webhooks", "Webhooks"]
+  ] as const).map(([page, label]) => [pathOf(page), label] as const),
   route
 }
 

@@ -18,7 +18,6 @@
  */
 import * as Bulk from "@databundle/client/Bulk"
 import { MAX_PER_PAGE } from "@databundle/client/OrderTerms"
-import { parsePhone } from "@databundle/client/Phone"
 import { ApiFailure } from "../Api.js"
 import type { Page } from "../App.js"
 import { notEnough } from "../Balances.js"
@@ -157,17 +156,7 @@ export const bulk: Page = {
           return
         }
         const found = await alreadyBought(checked.rows, batch, life)
-        const conflicts = checked.rows.flatMap((row) => {
-          const order = found.get(row.reference)
-          return order === undefined || !row.explicit ||
-              (parsePhone(order.phone_number)?.local === row.phone && order.bundle === row.entry.bundle.name)
-            ? []
-            : [{
-              line: row.line,
-              message:
-                `reference ${row.reference} was used before for ${order.order_number} (${order.bundle} for ${order.phone_number}): give this row another reference`
-            }]
-        })
+        const conflicts = Bulk.reusedReferences(checked.rows, found)
         if (conflicts.length > 0) {
           f.showErrors({ file: [`${count(conflicts.length, "problem")} in the file: nothing was bought.`] })
           replace(review, h("section", { class: "card", "data-testid": "bulk-problems" }, issueList(conflicts)))
