@@ -1,5 +1,6 @@
 /** The three balances of an account (main, referral, agent), the main one first and largest. */
 import { h } from "./Dom.js"
+import { pathOf } from "./Paths.js"
 import { ghs } from "./Words.js"
 
 /** The balances, as the API gives them (cedis); `test` marks a test wallet's. */
@@ -42,5 +43,5 @@ export const notEnough = (balance: number, required: number, test: boolean): Nod
     ),
     test
       ? h("p", null, "The test wallet is play money: ask the operators to refill it.")
-      : h("p", null, h("a", { href: "/fund", class: "button" }, `Fund your wallet`))
+      : h("p", null, h("a", { href: pathOf("fund"), class: "button" }, "Fund your wallet"))
   )

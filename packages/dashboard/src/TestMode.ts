@@ -9,6 +9,7 @@
  * Also the main balance the bar shows, as the pages last learnt it.
  */
 import { h, replace } from "./Dom.js"
+import { pathOf } from "./Paths.js"
 import { ghs } from "./Words.js"
 
 const KEY = "dashboard-mode"
@@ -39,7 +40,7 @@ export const setMode = (next: Mode, then: () => void): void => {
 }
 
 let shown: number | undefined
-const chip = h("a", { href: "/wallet", class: "balance", hidden: true })
+const chip = h("a", { href: pathOf("wallet"), class: "balance", hidden: true })
 
 const paint = () => {
   chip.hidden = shown === undefined

@@ -16,7 +16,7 @@ import { keys } from "./pages/Keys.js"
 import { order, orders } from "./pages/Orders.js"
 import { wallet } from "./pages/Wallet.js"
 import { webhooks } from "./pages/Webhooks.js"
-import { type PageName, route } from "./Paths.js"
+import { type PageName, pathOf, route } from "./Paths.js"
 import { balanceChip, modeSwitch, showBalance, side, testBanner, testing } from "./TestMode.js"
 
 const pages: Record<PageName, Page> = {
@@ -86,7 +86,7 @@ const boot = async () => {
     app.setSignedIn(false)
     // Why, on the sign-in page: the session ended, or the account was suspended (with what to do).
     app.notice(failure.message)
-    app.go(`/sign-in?next=${encodeURIComponent(location.pathname + location.search)}`, { replace: true })
+    app.go(`${pathOf("signIn")}?next=${encodeURIComponent(location.pathname + location.search)}`, { replace: true })
   })
 }
 

@@ -88,7 +88,7 @@ describe.each(targets)("dashboard flows ($name)", (target) => {
     expect(await page.getByLabel("Phone number").getAttribute("aria-invalid")).toBe("true")
     await page.getByLabel("Phone number").fill("024 123 4567")
     await page.getByRole("button", { name: "Create account" }).click()
-    await page.getByRole("heading", { name: "Verify your email address" }).waitFor()
+    await page.getByRole("heading", { name: "Almost done: verify your address" }).waitFor()
 
     // Signing in before verifying is refused with the reason.
     await page.goto(`${server.origin}/sign-in`)
@@ -274,7 +274,7 @@ describe.each(targets)("dashboard flows ($name)", (target) => {
     await page.getByLabel("Phone number").fill("+233 54 123 4567")
     await page.getByLabel("Password").fill("first password here")
     await page.getByRole("button", { name: "Create account" }).click()
-    await page.getByRole("heading", { name: "Verify your email address" }).waitFor()
+    await page.getByRole("heading", { name: "Almost done: verify your address" }).waitFor()
     const verify = new URL(await emailedLink(server, email, "verify-email"))
     await page.goto(`${server.origin}/${verify.hash}`)
     await page.getByText("Your email is verified").waitFor()

@@ -150,7 +150,7 @@ describe.each(targets)("the holder's flows ($name)", (target) => {
     await page.getByLabel("Phone number").fill("+233 24 765 4321")
     await page.getByLabel("Password").fill("correct horse battery")
     await page.getByRole("button", { name: "Create account" }).click()
-    await page.getByRole("heading", { name: "Verify your email address" }).waitFor()
+    await page.getByRole("heading", { name: "Almost done: verify your address" }).waitFor()
     // This server has no SMTP: the page says where the link is, never that it was sent.
     await page.getByText(/this server sends no email yet/).waitFor()
     expect(await times(page, /we sent/i)).toBe(0)

@@ -39,7 +39,7 @@ describe.each(targets)("the newcomer's demo ($name)", (target) => {
     await page.getByLabel("Phone number").fill("024 765 4321")
     await page.getByLabel("Password").fill(password)
     await page.getByRole("button", { name: "Create account" }).click()
-    await page.getByRole("heading", { name: "Verify your email address" }).waitFor()
+    await page.getByRole("heading", { name: "Almost done: verify your address" }).waitFor()
 
     // The demo mailbox shows the email just sent, with its link.
     const mailbox = page.getByRole("region", { name: "Demo mailbox" })

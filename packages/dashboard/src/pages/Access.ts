@@ -88,7 +88,7 @@ export const register: Page = {
         registerForm.element.hidden = true
         // What truly happened to the email (sent, in the demo mailbox, or kept for the operators) is the server's to say.
         done.replaceChildren(
-          h("h2", { tabindex: "-1" }, "Verify your email address"),
+          h("h2", { tabindex: "-1" }, "Almost done: verify your address"),
           h("p", null, answer.message),
           h("p", null, h("a", { href: pathOf("signIn"), class: "button" }, "Sign in")),
           demoMailbox(values.email!, life)
