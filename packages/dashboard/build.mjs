@@ -107,6 +107,12 @@ const app = await esbuild.build({
   metafile: true,
   logLevel: "warning"
 })
+// The browser gets plain TypeScript only: Effect alone is over the first load's budget
+// (docs/architecture.md), so a shared module that pulls it in fails the build here.
+const effectful = Object.keys(app.metafile.inputs).filter((input) =>
+  /node_modules\/(?:\.pnpm\/)?(?:@effect|effect)/.test(input)
+)
+if (effectful.length > 0) throw new Error(`the dashboard would carry Effect: ${effectful.slice(0, 5).join(", ")}`)
 for (const output of app.outputFiles) {
   const name = `assets/${output.path.slice(output.path.lastIndexOf("/") + 1)}`
   put(name, output.contents)

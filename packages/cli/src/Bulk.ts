@@ -11,13 +11,13 @@
  *
  * Exit status: 0 when every row has an order that did not fail, 1 otherwise, 130 after Ctrl-C.
  */
-import { BundlesClient, formatGhs, MAX_PER_PAGE, parsePhone } from "@databundle/client"
+import { BundlesClient, formatGhs, MAX_PER_PAGE } from "@databundle/client"
+import * as BulkFile from "@databundle/client/Bulk"
 import { failed, Problem, problem } from "@databundle/terminal/Failure"
 import * as Progress from "@databundle/terminal/Progress"
 import { confirm, Tty } from "@databundle/terminal/Tty"
 import { FileSystem, Path } from "@effect/platform"
 import { Clock, Console, Effect, Either, Fiber, Option, Predicate } from "effect"
-import * as BulkFile from "./BulkFile.js"
 import * as Catalogue from "./Catalogue.js"
 import type * as Config from "./Config.js"
 import { describe } from "./Failure.js"
@@ -101,23 +101,14 @@ const run = (options: BulkInput, pacer: Pacing.Pacer, connection: Config.Connect
       const reader = Pacing.patient(client, (millis) => wait(millis, "rate limited by the server"))
       yield* status.set("reading the catalogue")
       const catalogue = yield* Catalogue.load(reader)
-      const checked = BulkFile.check(text, catalogue, batch)
+      const checked = yield* Effect.promise(() => BulkFile.check(text, catalogue.byId, batch))
       for (const warning of checked.warnings) yield* status.warn(`line ${warning.line}: ${warning.message}`)
       if (checked.errors.length > 0) {
         return yield* rejected(options.file, checked.errors, checked.warnings)
       }
       yield* status.set(`looking up what batch ${batch} already bought`)
       const found = yield* alreadyBought(reader, checked.rows, batch, status)
-      const conflicts = checked.rows.flatMap((row) => {
-        const order = found.get(row.reference)
-        // A derived reference names its row's bundle and number; only one given in the file can clash.
-        return order === undefined || !row.explicit || sameRow(order, row) ? [] : [{
-          line: row.line,
-          message: `reference ${row.reference} was used before for ${order.order_number} (${
-            Output.clean(order.bundle)
-          } for ${Output.clean(order.phone_number)}): give this row another reference`
-        }]
-      })
+      const conflicts = BulkFile.reusedReferences(checked.rows, found)
       if (conflicts.length > 0) return yield* rejected(options.file, conflicts, checked.warnings)
       const { main } = yield* reader.balance()
       return { checked, found, main }
@@ -256,32 +247,31 @@ const run = (options: BulkInput, pacer: Pacing.Pacer, connection: Config.Connect
       Effect.gen(function*() {
         const written = yield* Effect.either(Results.write(resultsFile, results))
         if (Either.isLeft(written)) yield* Output.error(written.left.message)
-        const count = (tag: Results.Outcome["_tag"]) => results.filter((r) => r.outcome._tag === tag).length
-        const failedOrders = results.filter((r) => Results.orderOf(r.outcome)?.status === "failed").length
-        const bought = results.filter((r) => r.outcome._tag === "Bought" && !r.outcome.replayed).length
-        const ok = !interrupted && results.every((r) => Results.isDone(r.outcome))
+        const counts = BulkFile.tally(results)
+        const ok = !interrupted && results.every((r) => BulkFile.isDone(r.outcome))
         if (options.json) {
           yield* Output.printJson({
             success: ok,
             ...summary,
-            bought,
+            bought: counts.boughtNow,
             spent,
-            failed: failedOrders,
-            errors: count("Error"),
-            not_bought: count("NotBought"),
+            failed: counts.failedOrders,
+            errors: counts.errors,
+            not_bought: counts.notBought,
             interrupted,
             results_file: Either.isRight(written) ? resultsFile : null,
-            results: results.map(Results.fieldsOf)
+            results: results.map(BulkFile.resultFields)
           })
         } else {
+          const red = (n: number) => n === 0 ? "0" : out.red(String(n))
           yield* Output.printLines([
             `Batch ${batch}: ${plural(rows.length, "row")}`,
             ...Output.fields([
-              ["bought now", `${bought}  (${formatGhs(spent)})`],
-              ["bought before", String(results.length - bought - count("Error") - count("NotBought"))],
-              ["failed", failedOrders === 0 ? "0" : out.red(String(failedOrders))],
-              ["errors", count("Error") === 0 ? "0" : out.red(String(count("Error")))],
-              ["not bought", String(count("NotBought"))]
+              ["bought now", `${counts.boughtNow}  (${formatGhs(spent)})`],
+              ["bought before", String(counts.boughtBefore)],
+              ["failed", red(counts.failedOrders)],
+              ["errors", red(counts.errors)],
+              ["not bought", String(counts.notBought)]
             ]),
             ...(Either.isRight(written) ? [`Results: ${resultsFile}`] : [])
           ])
@@ -320,10 +310,6 @@ const rejected = (
   )
 }
 
-/** The order found for a row's reference is that row: the same number and bundle. */
-const sameRow = (order: ListedOrder, row: BulkFile.Row) =>
-  parsePhone(order.phone_number)?.local === row.phone && order.bundle === row.entry.bundle.name
-
 /**
  * The orders of the batch that exist already, by reference. Rows with derived references are
  * found by one listing filtered on the batch's prefix (50 a page). Rows with their own
@@ -333,7 +319,7 @@ const sameRow = (order: ListedOrder, row: BulkFile.Row) =>
  */
 const alreadyBought = (
   client: BundlesClient.Service,
-  rows: ReadonlyArray<BulkFile.Row>,
+  rows: ReadonlyArray<Results.Row>,
   batch: string,
   status: Progress.StatusLine
 ) =>

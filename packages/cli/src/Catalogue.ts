@@ -3,7 +3,8 @@
  * prices, and which operator's numbers a network serves (for the wrong-network warning).
  * Holds the `networks` and `bundles NETWORK` commands.
  */
-import { BundlesClient, formatGhs, type GhanaPhone, PHONE_PREFIXES, type PhoneOperatorId } from "@databundle/client"
+import { BundlesClient, formatGhs, type GhanaPhone } from "@databundle/client"
+import * as Phone from "@databundle/client/Phone"
 import { problem } from "@databundle/terminal/Failure"
 import { Effect } from "effect"
 import type * as Config from "./Config.js"
@@ -60,25 +61,11 @@ export const find = (
   })
 
 /**
- * The operator whose numbers a network serves, read from its slug (`mtn`, `telecel`,
- * `airteltigo-ishare`); none for a network named otherwise. A hint, like the prefixes.
+ * A warning when a number's prefix belongs to another operator than the bundle's network
+ * (the client's rule). Numbers get ported between operators, so this never stops a purchase.
  */
-export const operatorOf = (network: Network): PhoneOperatorId | undefined =>
-  (Object.keys(PHONE_PREFIXES.operators) as Array<PhoneOperatorId>).find((id) =>
-    network.slug.toLowerCase().startsWith(id)
-  )
-
-/**
- * A warning when a number's prefix belongs to another operator than the bundle's network.
- * Numbers get ported between operators, so this never stops a purchase.
- */
-export const networkMismatch = (phone: GhanaPhone, entry: Entry): string | undefined => {
-  const expected = operatorOf(entry.network)
-  if (phone.operator === undefined || expected === undefined || phone.operator.id === expected) return undefined
-  return `the prefix of ${phone.local} (${phone.prefix}) belongs to ${phone.operator.name}, but ${
-    Output.clean(entry.bundle.name)
-  } is on the ${Output.clean(entry.network.name)} network`
-}
+export const networkMismatch = (phone: GhanaPhone, entry: Entry): string | undefined =>
+  Phone.networkMismatch(phone, entry.network, entry.bundle.name)
 
 /** A network's name after a swatch of its colour, when the stream takes colour. */
 export const networkLabel = (network: Network, s: Output.Style): string =>

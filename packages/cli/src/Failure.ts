@@ -30,9 +30,12 @@ const refused = (error: { readonly message: string }, message: string): Problem 
 export const describe = (error: CallError, url: string): Problem => {
   switch (error._tag) {
     case "Unauthorized":
+      // A suspended account's key is right: the message says what to do instead.
       return refused(
         error,
-        `${Output.clean(error.message)}: check the API key (--api-key, BUNDLES_API_KEY, or bundles login)`
+        error.reason === "account_suspended"
+          ? Output.clean(error.message)
+          : `${Output.clean(error.message)}: check the API key (--api-key, BUNDLES_API_KEY, or bundles login)`
       )
     case "ValidationError": {
       const message = Output.clean(error.message)

@@ -1,81 +1,32 @@
 /**
- * Keeping a bulk run under the rate limit (10 orders a minute by default) from what the server
- * says: every POST /orders response carries `X-RateLimit-Limit`, `-Remaining` and `-Reset`
- * (seconds until the window's count next goes down) for its tightest scope. When nothing
- * remains, the next order waits for the reset instead of being refused; a 429 all the same
- * (another client on the account) waits its `Retry-After` and tries again, since a refused
- * request did nothing. Every wait is shown and can be interrupted.
+ * Keeping a bulk run under the rate limit, as the client's pacer (`@databundle/client/Bulk`)
+ * reckons it from the `X-RateLimit-*` headers of every POST /orders response: the next order
+ * waits for the window instead of being refused, and a 429 all the same (another client on
+ * the account) waits its `Retry-After` and tries again, since a refused request did nothing.
+ * Here, in effects: every wait is shown and can be interrupted.
  */
 import type { BundlesClient } from "@databundle/client"
+import * as Bulk from "@databundle/client/Bulk"
 import { HttpClient } from "@effect/platform"
 import { Clock, Duration, Effect, Either, Predicate } from "effect"
 
-/** The rate-limit window a response reported. */
-export interface Window {
-  readonly limit: number
-  readonly remaining: number
-  /** When (epoch milliseconds) the window's count next goes down. */
-  readonly resetAt: number
-}
-
-/** Reads the `X-RateLimit-*` headers; undefined when a response has none. */
-export const readWindow = (headers: Readonly<Record<string, string | undefined>>, now: number): Window | undefined => {
-  const number = (name: string) => {
-    const text = headers[name]
-    return text !== undefined && /^\d+$/.test(text.trim()) ? Number(text) : undefined
-  }
-  const limit = number("x-ratelimit-limit")
-  const remaining = number("x-ratelimit-remaining")
-  const reset = number("x-ratelimit-reset")
-  if (limit === undefined || remaining === undefined || reset === undefined) return undefined
-  return { limit, remaining, resetAt: now + reset * 1000 }
-}
-
-/** The length of the server's window, for estimates: 60 seconds and the one it is counting in. */
-const WINDOW_MILLIS = 61_000
-
-/** What the pacer knows: the last window of POST /orders, and how long an order takes. */
-export interface Pacer {
+/** What the pacer knows (`@databundle/client/Bulk`'s), and the HttpClient wrapper that teaches it. */
+export interface Pacer extends Bulk.Pacer {
   /** Wraps the HttpClient under the typed client, to read the headers of every POST /orders attempt. */
   readonly observe: (client: HttpClient.HttpClient) => HttpClient.HttpClient
-  /** Milliseconds to wait before the next order may go; 0 when it may go now. */
-  readonly delay: (now: number) => number
-  /** Notes how long an order took, for the estimate. */
-  readonly took: (millis: number) => void
-  /** Milliseconds the remaining `rows` orders should take, at the limit; undefined before the first order. */
-  readonly eta: (rows: number, now: number) => number | undefined
-  /** The last window, if any response reported one. */
-  readonly window: () => Window | undefined
 }
 
 /** A pacer with nothing learnt yet. */
 export const make = (): Pacer => {
-  let window: Window | undefined
-  let latency: number | undefined
+  const pacer = Bulk.makePacer()
   return {
+    ...pacer,
     observe: (client) =>
       HttpClient.tap(client, (response) =>
         Clock.currentTimeMillis.pipe(Effect.map((now) => {
           if (response.request.method !== "POST" || !response.request.url.endsWith("/orders")) return
-          window = readWindow(response.headers, now) ?? window
-        }))),
-    delay: (now) => window === undefined || window.remaining > 0 || window.resetAt <= now ? 0 : window.resetAt - now,
-    took: (millis) => {
-      // A moving average: recent orders say more about the next ones.
-      latency = latency === undefined ? millis : latency * 0.7 + millis * 0.3
-    },
-    eta: (rows, now) => {
-      if (rows <= 0) return 0
-      if (latency === undefined) return undefined
-      const calls = rows * latency
-      if (window === undefined) return calls
-      const beyond = rows - window.remaining
-      if (beyond <= 0) return calls
-      // Orders beyond what remains wait for the reset, then go a limit's worth a window.
-      const toReset = Math.max(0, window.resetAt - now)
-      return calls + toReset + (Math.ceil(beyond / Math.max(window.limit, 1)) - 1) * WINDOW_MILLIS
-    },
-    window: () => window
+          pacer.saw((name) => response.headers[name], now)
+        })))
   }
 }
 
@@ -91,15 +42,10 @@ export const countdown = <R>(millis: number, show: (left: number) => Effect.Effe
     }
   })
 
-/** The wait a 429 asks for, in milliseconds: its `retry_after` (seconds), at least one second. */
+/** The wait a 429 asks for, in milliseconds; undefined for any other failure. */
 const refusedFor = (error: unknown): number | undefined =>
   Predicate.isTagged(error, "RateLimited")
-    ? Math.max(
-      1,
-      Predicate.hasProperty(error, "retry_after") && typeof error.retry_after === "number"
-        ? error.retry_after
-        : 1
-    ) * 1000
+    ? Bulk.retryAfterMillis(Predicate.hasProperty(error, "retry_after") ? error.retry_after : undefined)
     : undefined
 
 /**

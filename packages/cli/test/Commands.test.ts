@@ -8,6 +8,7 @@ import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import {
+  ADMIN_TOKEN,
   envFor,
   expectCode,
   json,
@@ -44,6 +45,24 @@ for (const target of targets) {
         assert.strictEqual(text.stderr, "")
         const body = json(expectCode(yield* runCli(["balance", "--json"], env(dir, key)), 0))
         assert.deepStrictEqual(body, { success: true, balance: { main: 123.45, referral: 0, agent: 0 } })
+      }))
+
+    it.scopedLive("a suspended account's key: told so plainly, without sending the reseller to check the key", () =>
+      Effect.gen(function*() {
+        const dir = yield* tempDir
+        const suspended = yield* Effect.promise(() => server.account({ funds: 100n }))
+        yield* Effect.promise(() =>
+          fetch(`${server.origin}/admin/v1/accounts/${suspended.id}`, {
+            method: "PATCH",
+            headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
+            body: JSON.stringify({ status: "suspended" })
+          })
+        )
+        const refused = expectCode(yield* runCli(["balance"], env(dir, suspended.key)), 1)
+        assert.include(refused.stderr, "This account is suspended")
+        assert.notInclude(refused.stderr, "check the API key")
+        const body = json(expectCode(yield* runCli(["balance", "--json"], env(dir, suspended.key)), 1))
+        assert.strictEqual(body.reason, "account_suspended")
       }))
 
     it.scopedLive("networks: a table, colour swatches only when colour is on, and --json", () =>

@@ -16,7 +16,7 @@ import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import * as Cli from "../src/Cli.js"
 
-export { startProxy, startServer, type TestAccount, type TestServer } from "@databundle/client/testing"
+export { ADMIN_TOKEN, startProxy, startServer, type TestAccount, type TestServer } from "@databundle/client/testing"
 
 /** The built binary. */
 export const BINARY = fileURLToPath(new URL("../dist/bundles.mjs", import.meta.url))

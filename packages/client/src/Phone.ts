@@ -1,8 +1,10 @@
 /**
  * Ghana phone numbers as people write them (`+233 24 123 4567`, `024-123-4567`,
  * `(024) 123 4567`, `00233241234567`, `241234567`) turned into the forms the API accepts
- * (`0241234567` or `233241234567`), and the operator a prefix belongs to.
+ * (`0241234567` or `233241234567`), and the operator a prefix belongs to. Only mobile numbers
+ * are read (a fixed line, 03X, cannot take data or pay by mobile money), by the contract's rule.
  */
+import { MOBILE_NATIONAL } from "@databundle/contract/PhoneTerms"
 import { PhoneNumberError } from "./Errors.js"
 import { PHONE_PREFIXES, type PhoneOperatorId } from "./PhonePrefixes.js"
 
@@ -35,9 +37,6 @@ for (const [id, operator] of Object.entries(PHONE_PREFIXES.operators)) {
   for (const prefix of operator.prefixes) byPrefix.set(prefix, { id: id as PhoneOperatorId, name: operator.name })
 }
 
-// Mobile numbers are 0 followed by 2 or 5 and eight digits; 03X are fixed lines.
-const MOBILE = /^[25]\d{8}$/
-
 /** Reads a Ghana mobile number written in any common way; `undefined` when it is not one. */
 export const parsePhone = (input: string): GhanaPhone | undefined => {
   if (typeof input !== "string" || !/^\s*\+?[\d\s().\-/]+$/.test(input)) return undefined
@@ -56,7 +55,7 @@ export const parsePhone = (input: string): GhanaPhone | undefined => {
   } else {
     return undefined
   }
-  if (!MOBILE.test(national)) return undefined
+  if (!MOBILE_NATIONAL.test(national)) return undefined
   const prefix = `0${national.slice(0, 2)}`
   return {
     national,
@@ -82,3 +81,31 @@ export const normalizePhone = (input: string, form: "local" | "international" = 
 
 /** The operator a number's prefix was allocated to, or `undefined` when unknown or not a number. */
 export const phoneOperator = (input: string): PhoneOperator | undefined => parsePhone(input)?.operator
+
+/**
+ * The operator whose numbers a network serves, read from its slug (`mtn`, `telecel`,
+ * `airteltigo-ishare`); none for a network named otherwise. A hint, like the prefixes.
+ */
+export const networkOperator = (slug: string): PhoneOperatorId | undefined =>
+  (Object.keys(PHONE_PREFIXES.operators) as Array<PhoneOperatorId>).find((id) => slug.toLowerCase().startsWith(id))
+
+/** Text from a file or the server without control characters, safe in a terminal and in one line. */
+export const printable = (text: string): string => text.replace(/[\u0000-\u001f\u007f-\u009f]/g, "")
+
+/**
+ * A warning when a number's prefix belongs to another operator than the bundle's network (as
+ * a sentence's lower-case middle: "the prefix of 0201234567 (020) belongs to Telecel, but MTN
+ * 1GB is on the MTN network"). Numbers get ported between operators, so this never stops a
+ * purchase.
+ */
+export const networkMismatch = (
+  phone: GhanaPhone,
+  network: { readonly name: string; readonly slug: string },
+  bundle: string
+): string | undefined => {
+  const expected = networkOperator(network.slug)
+  if (phone.operator === undefined || expected === undefined || phone.operator.id === expected) return undefined
+  return `the prefix of ${phone.local} (${phone.prefix}) belongs to ${phone.operator.name}, but ${
+    printable(bundle)
+  } is on the ${printable(network.name)} network`
+}

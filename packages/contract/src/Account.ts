@@ -82,6 +82,13 @@ export const AccountSummary = Schema.Struct({
 /** The type of `AccountSummary`. */
 export type AccountSummary = typeof AccountSummary.Type
 
+/** Who holds an account in the dashboard: the person who registered it, as they gave their name, email and phone. */
+export const AccountHolder = Schema.Struct({
+  name: Schema.String,
+  email: Schema.String,
+  phone: Schema.String
+}).annotations({ identifier: "AccountHolder" })
+
 /** The body of POST /accounts. */
 export const CreateAccountPayload = Schema.Struct({
   name: Name,

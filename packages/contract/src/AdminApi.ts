@@ -383,7 +383,11 @@ export class OperatorsGroup extends HttpApiGroup.make("operators")
       .setPath(OperatorPath)
       .addSuccess(OperatorResponse)
       .addError(OperatorNotFound)
-      .annotate(OpenApi.Summary, "Disable an operator: ends their sessions, refuses their sign-in")
+      .addError(Conflict)
+      .annotate(
+        OpenApi.Summary,
+        "Disable an operator: ends their sessions, refuses their sign-in (409: an operator's own session cannot)"
+      )
   )
   .add(
     HttpApiEndpoint.post("resetPassword", "/operators/:operator_id/password")
@@ -471,12 +475,20 @@ export const AdminNetworkResponse = Schema.Struct({ success: Succeeded, network:
 /** 200 of PATCH /bundles/{bundle_id}. */
 export const AdminBundleResponse = Schema.Struct({ success: Succeeded, bundle: AdminBundle })
 
+/** 200 of GET /price-groups: every price group by name, in name order. */
+export const PriceGroupsResponse = Schema.Struct({ success: Succeeded, price_groups: Schema.Array(Schema.String) })
+
 /** The catalogue one network or bundle at a time. */
 export class CatalogAdminGroup extends HttpApiGroup.make("catalogAdmin")
   .add(
     HttpApiEndpoint.get("networks", "/networks")
       .addSuccess(AdminNetworksResponse)
       .annotate(OpenApi.Summary, "Every network with every bundle and its prices per group, active or not")
+  )
+  .add(
+    HttpApiEndpoint.get("priceGroups", "/price-groups")
+      .addSuccess(PriceGroupsResponse)
+      .annotate(OpenApi.Summary, "Every price group an account can be put in (they are made by catalogue imports)")
   )
   .add(
     HttpApiEndpoint.patch("updateNetwork", "/networks/:network_id")

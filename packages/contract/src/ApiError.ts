@@ -45,10 +45,20 @@ export class BadRequest extends Schema.TaggedError<BadRequest>()(
   HttpApiSchema.annotations({ status: 400 })
 ) {}
 
-/** 401: missing, unknown or revoked credentials, or a suspended account. */
+/**
+ * 401: missing, unknown or revoked credentials, or a suspended account (then `reason` says so,
+ * and the message says what to do: a key or a session of it is fine, the account is not).
+ */
 export class Unauthorized extends Schema.TaggedError<Unauthorized>()(
   "Unauthorized",
-  { success: Failed, message: Schema.String, ...extensions("unauthorized") },
+  {
+    success: Failed,
+    message: Schema.String,
+    ...extensions("unauthorized"),
+    reason: Schema.optional(Schema.Literal("account_suspended")).annotations({
+      description: "account_suspended: the credentials are right, but the operator suspended the account"
+    })
+  },
   HttpApiSchema.annotations({ status: 401 })
 ) {}
 

@@ -3,7 +3,7 @@
  */
 import { HttpApiMiddleware, HttpApiSchema, HttpApiSecurity } from "@effect/platform"
 import { Schema } from "effect"
-import { AccountSummary, CurrentAccount } from "./Account.js"
+import { AccountHolder, AccountSummary, CurrentAccount } from "./Account.js"
 import { extensions, Failed, Unauthorized } from "./ApiError.js"
 import { MAX_ID } from "./Identifier.js"
 import { Mode } from "./Mode.js"
@@ -72,7 +72,10 @@ export type NewApiKey = typeof NewApiKey.Type
 export const AccountDetail = Schema.Struct({
   ...AccountSummary.fields,
   webhook_secret: Schema.NullOr(Schema.String).annotations({ description: "Signs webhook deliveries" }),
-  keys: Schema.Array(ApiKeyView)
+  keys: Schema.Array(ApiKeyView),
+  holder: Schema.NullOr(AccountHolder).annotations({
+    description: "The dashboard user who registered the account; null for one the operator made"
+  })
 }).annotations({ identifier: "AccountDetail" })
 
 /** The type of `AccountDetail`. */

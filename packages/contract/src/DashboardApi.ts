@@ -29,10 +29,12 @@ import {
   PaymentNotFound,
   SubmitCodePayload
 } from "./Payment.js"
+import { MobileNumber } from "./Phone.js"
 import { DashboardAuth } from "./Session.js"
 import * as Statement from "./Statement.js"
 import { text } from "./Text.js"
 import {
+  AccountSuspended,
   AccountView,
   ChangePasswordPayload,
   EmailNotVerified,
@@ -54,8 +56,28 @@ export const AttentionItem = Attention.AttentionItem
 /** A ledger entry with the payment it came from (`Statement.StatementEntry`). */
 export const DashboardLedgerEntry = Statement.StatementEntry
 
-/** Query parameters of GET /ledger (`Statement.StatementParams`). */
-export const LedgerParams = Statement.StatementParams
+/**
+ * Which side of the account a request acts on: `live` (the default) or `test`, the account's
+ * test data (its test wallet of play money and test orders, which only the simulator fulfils),
+ * as a test API key does. Home, the orders (placing, listing, reading) and the ledger take it;
+ * funding, keys and webhooks are the account's own in either mode.
+ */
+const dashboardMode = modeOrLive(
+  "`test` acts on the account's test wallet and test orders; `live` (the default) on the real ones"
+)
+
+/** The query of an endpoint that acts on one side of the account. */
+export const ModeParams = Schema.Struct({ mode: dashboardMode }).annotations({ parseOptions: { errors: "all" } })
+
+/** Query parameters of GET /ledger (`Statement.StatementParams`, and the mode). */
+export const LedgerParams = Schema.Struct({ ...Statement.StatementParams.fields, mode: dashboardMode }).annotations({
+  parseOptions: { errors: "all" }
+})
+
+/** Query parameters of GET /orders: the public API's, and the mode. */
+export const DashboardOrdersParams = Schema.Struct({ ...ListOrdersParams.fields, mode: dashboardMode }).annotations({
+  parseOptions: { errors: "all" }
+})
 
 /** An API key with its name (`ApiKey.NamedApiKey`). */
 export const DashboardApiKey = NamedApiKey
@@ -94,12 +116,16 @@ export const BundlesResponse = Schema.Struct({
 
 /**
  * The body of POST /orders from the dashboard: as the public API's, but `reference` is
- * required, so a double click or a reload that repeats the request never buys twice. The
- * page makes one reference per purchase (and per row of a bulk file) before sending.
+ * required, so a double click or a reload that repeats the request never buys twice (the
+ * page makes one reference per purchase, and per row of a bulk file, before sending), and the
+ * number must be a mobile one, as the client reads numbers (a fixed line cannot take data).
+ * `mode: "test"` buys with the test wallet (a test order).
  */
 export const DashboardOrderPayload = Schema.Struct({
   ...PlaceOrderPayload.fields,
-  reference: Reference
+  phone_number: MobileNumber,
+  reference: Reference,
+  mode: dashboardMode
 }).annotations({ identifier: "DashboardOrderPayload", parseOptions: { errors: "all" } })
 
 /** 200 of POST /orders (also a replay, then with `Idempotent-Replayed: true`). */
@@ -222,6 +248,7 @@ export class AccessGroup extends HttpApiGroup.make("dashboardAccess")
       .addSuccess(SessionResponse)
       .addError(Unauthorized)
       .addError(EmailNotVerified)
+      .addError(AccountSuspended)
       .annotate(CarriesSecret, true)
       .annotate(OpenApi.Summary, "Sign in: sets the session cookie and returns the CSRF token")
   )
@@ -282,7 +309,7 @@ export class SessionGroup extends HttpApiGroup.make("dashboardSession")
 
 /** The home page. */
 export class HomeGroup extends HttpApiGroup.make("dashboardHome")
-  .add(HttpApiEndpoint.get("home", "/home").addSuccess(HomeResponse))
+  .add(HttpApiEndpoint.get("home", "/home").setUrlParams(ModeParams).addSuccess(HomeResponse))
   .middleware(DashboardAuth)
 {}
 
@@ -311,12 +338,13 @@ export class OrdersGroup extends HttpApiGroup.make("dashboardOrders")
   )
   .add(
     HttpApiEndpoint.get("list", "/orders")
-      .setUrlParams(ListOrdersParams)
+      .setUrlParams(DashboardOrdersParams)
       .addSuccess(OrdersPage)
   )
   .add(
     HttpApiEndpoint.get("get", "/orders/:order_number")
       .setPath(Schema.Struct({ order_number: Schema.String }))
+      .setUrlParams(ModeParams)
       .addSuccess(OrderResponse)
       .addError(OrderNotFound)
   )

@@ -11,7 +11,7 @@ import { integerParam } from "./Identifier.js"
 import { Cedis } from "./Money.js"
 import { DateBound } from "./Order.js"
 import { MAX_PER_PAGE } from "./OrderTerms.js"
-import { PhoneNumber } from "./Phone.js"
+import { MobileNumber } from "./Phone.js"
 import { text } from "./Text.js"
 
 /** `PAY-` followed by 12 characters of `0-9A-Z`: also the reference a manual transfer quotes. */
@@ -63,7 +63,7 @@ export const PaymentAmount = Cedis.pipe(
 export const CreatePaymentPayload = Schema.Struct({
   method: PaymentMethod,
   amount: PaymentAmount,
-  payer_number: Schema.optional(PhoneNumber),
+  payer_number: Schema.optional(MobileNumber),
   note: Schema.optional(text(200))
 }).annotations({ identifier: "CreatePaymentPayload", parseOptions: { errors: "all" } })
 
@@ -97,7 +97,11 @@ export const Payment = Schema.Struct({
 export type Payment = typeof Payment.Type
 
 /** A payment as the operator sees it: with its account. */
-export const AdminPayment = Schema.Struct({ ...Payment.fields, account_id: AccountId }).annotations({
+export const AdminPayment = Schema.Struct({
+  ...Payment.fields,
+  account_id: AccountId,
+  account_name: Schema.String.annotations({ description: "The account's name, as the operator knows the holder" })
+}).annotations({
   identifier: "AdminPayment"
 })
 

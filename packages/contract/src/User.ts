@@ -7,7 +7,7 @@ import { Schema } from "effect"
 import { AccountFields } from "./Account.js"
 import { extensions, Failed } from "./ApiError.js"
 import { MAX_ID } from "./Identifier.js"
-import { PhoneNumber } from "./Phone.js"
+import { MobileNumber } from "./Phone.js"
 import { text } from "./Text.js"
 import { Balance } from "./Wallet.js"
 
@@ -52,7 +52,7 @@ export const EmailToken = Schema.String.pipe(
 export const RegisterPayload = Schema.Struct({
   name: text(100),
   email: Email,
-  phone: PhoneNumber,
+  phone: MobileNumber,
   password: Password
 }).annotations({ identifier: "RegisterPayload", parseOptions: { errors: "all" } })
 
@@ -111,5 +111,19 @@ export type AccountView = typeof AccountView.Type
 export class EmailNotVerified extends Schema.TaggedError<EmailNotVerified>()(
   "EmailNotVerified",
   { success: Failed, message: Schema.String, ...extensions("email_not_verified") },
+  HttpApiSchema.annotations({ status: 403 })
+) {}
+
+/**
+ * What a suspended account is told, wherever it tries: signing in, a session that was open
+ * when the operator suspended it, an API key (the spec's 401). One sentence, written once.
+ */
+export const SUSPENDED_MESSAGE = "This account is suspended: it cannot sign in, buy or use its API keys until the " +
+  "service's operators reactivate it. Contact them to learn why and what they need from you."
+
+/** 403 of sign-in with the right password for a suspended account (said only to who knows the password). */
+export class AccountSuspended extends Schema.TaggedError<AccountSuspended>()(
+  "AccountSuspended",
+  { success: Failed, message: Schema.String, ...extensions("account_suspended") },
   HttpApiSchema.annotations({ status: 403 })
 ) {}

@@ -32,6 +32,7 @@ type AccountRow = typeof AccountRow.Type
 export interface AccountDetail extends Account.AccountSummary {
   readonly webhook_secret: string | null
   readonly keys: ReadonlyArray<ApiKey.ApiKeyView>
+  readonly holder: typeof Account.AccountHolder.Type | null
 }
 
 const toSummary = (row: AccountRow): Account.AccountSummary => ({
@@ -156,12 +157,22 @@ export class Accounts extends Effect.Service<Accounts>()("core/Accounts", {
       return { accounts: rows.map(toSummary), pagination: Page.pagination(page, Number(count!.total)) }
     })
 
-    /** Everything about one account: balances, overrides, webhook settings, keys. */
+    /** Everything about one account: balances, overrides, webhook settings, keys, its holder. */
     const show = Effect.fn("Accounts.show")(function*(id: Account.AccountId) {
       const [row] = yield* rowsOrDie(select(sql.and([sql`a.id = ${id}`, sql`a.mode = 'live'`])))
       if (row === undefined) return yield* notFound(id)
       const keys = yield* apiKeys.list(id)
-      const detail: AccountDetail = { ...toSummary(row), webhook_secret: row.webhook_secret, keys }
+      const [holder] = yield* orDie(
+        sql<
+          { name: string; email: string; phone: string }
+        >`SELECT name, email, phone FROM users WHERE account_id = ${id}`
+      )
+      const detail: AccountDetail = {
+        ...toSummary(row),
+        webhook_secret: row.webhook_secret,
+        keys,
+        holder: holder ?? null
+      }
       return detail
     })
 

@@ -138,6 +138,20 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("core/ApiKeys", {
       Tokens.looksLikeApiKey(key) ? cache.peek(Tokens.sha256Hex(key)) : Option.none()
 
     /**
+     * True when a key is one of an account the operator suspended (not revoked): asked only of
+     * a key `authenticate` refused, so the refusal can say why. Not cached: refusals are
+     * counted and limited per address before this is asked.
+     */
+    const suspended = Effect.fn("ApiKeys.suspended")(function*(key: string) {
+      if (!Tokens.looksLikeApiKey(key)) return false
+      const rows = yield* orDie(sql`
+        SELECT 1 FROM api_keys k JOIN accounts a ON a.id = k.account_id
+        WHERE k.key_hash = ${Tokens.sha256Hex(key)} AND k.revoked_at IS NULL AND a.status = 'suspended'
+      `)
+      return rows.length > 0
+    })
+
+    /**
      * The test account of a live account, made on first use: a hidden account with its own
      * three wallets, the main one opened with `TEST_OPENING_BALANCE` of play money. Run it
      * inside a transaction; concurrent callers make one.
@@ -255,6 +269,6 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("core/ApiKeys", {
     /** Forgets every cached authentication once the change commits, for changes that touch a whole account (suspension, price group). */
     const forgetAll = afterCommit(cache.forgetAll)
 
-    return { authenticate, peek, create, testAccount, accountFor, revoke, list, forgetAll }
+    return { authenticate, peek, suspended, create, testAccount, accountFor, revoke, list, forgetAll }
   })
 }) {}

@@ -160,8 +160,9 @@ export class Catalog extends Effect.Service<Catalog>()("core/Catalog", {
 
     /**
      * Upserts networks, bundles, price groups and prices from a catalogue file, in one
-     * transaction. A dry run (`changes` listed) applies the file in a transaction that is rolled back: the
-     * summary says what would change, by the very statements that would change it.
+     * transaction; the summary lists what it created and updated (`changes`). A dry run applies
+     * the file in a transaction that is rolled back: the summary says what would change, by the
+     * very statements that would change it.
      */
     const importFile = Effect.fn("Catalog.import")(function*(
       file: CatalogFile.CatalogFile,
@@ -176,7 +177,7 @@ export class Catalog extends Effect.Service<Catalog>()("core/Catalog", {
           orDie
         )
       }
-      const { changes: _, ...summary } = yield* transaction(sql, applyImport(sql, file)).pipe(orDie)
+      const summary = yield* transaction(sql, applyImport(sql, file)).pipe(orDie)
       yield* forgetAll
       return summary
     })
@@ -213,6 +214,13 @@ export class Catalog extends Effect.Service<Catalog>()("core/Catalog", {
       }
       return file
     }).pipe(orDie, Effect.withSpan("Catalog.export"))
+
+    /** Every price group's name, in name order. */
+    const priceGroups = sql<{ name: string }>`SELECT name FROM price_groups ORDER BY name`.pipe(
+      Effect.map((rows) => rows.map((row) => row.name)),
+      orDie,
+      Effect.withSpan("Catalog.priceGroups")
+    )
 
     /** Every network with every bundle and its prices per group, active or not, for the operator. */
     const adminNetworks = Effect.fn("Catalog.adminNetworks")(function*(only?: number) {
@@ -325,6 +333,7 @@ export class Catalog extends Effect.Service<Catalog>()("core/Catalog", {
       importFile,
       exportFile,
       adminNetworks,
+      priceGroups,
       updateNetwork,
       updateBundle
     }

@@ -43,6 +43,7 @@ interface PaymentRow {
   readonly id: string
   readonly payment_number: string
   readonly account_id: number
+  readonly account_name: string
   readonly method: Payment.PaymentMethod
   readonly amount: string
   readonly status: Payment.PaymentStatus
@@ -56,7 +57,8 @@ interface PaymentRow {
 }
 
 const COLUMNS = "p.id, p.payment_number, p.account_id, p.method, p.amount, p.status, p.payer_number, p.note, " +
-  "p.failure_reason, p.code_prompt, p.fingerprint, p.created_at, p.settled_at"
+  "p.failure_reason, p.code_prompt, p.fingerprint, p.created_at, p.settled_at, " +
+  "(SELECT a.name FROM accounts a WHERE a.id = p.account_id) AS account_name"
 
 const isPaymentNumber = Schema.is(Payment.PaymentNumber)
 
@@ -104,7 +106,8 @@ export class Payments extends Effect.Service<Payments>()("core/Payments", {
 
     const toAdmin = (row: PaymentRow): Payment.AdminPayment => ({
       ...toPayment(row),
-      account_id: row.account_id as Account.AccountId
+      account_id: row.account_id as Account.AccountId,
+      account_name: row.account_name
     })
 
     /** The methods the funding page offers. */

@@ -97,6 +97,20 @@ export class Sessions extends Effect.Service<Sessions>()("core/Sessions", {
       })
     })
 
+    /**
+     * True when a token is a live session of an account the operator suspended: asked only of a
+     * token `authenticate` refused, so the refusal can say why.
+     */
+    const suspended = Effect.fn("Sessions.suspended")(function*(token: string) {
+      if (!looksLikeToken(token)) return false
+      const rows = yield* orDie(sql`
+        SELECT 1 FROM sessions s JOIN users u ON u.id = s.user_id JOIN accounts a ON a.id = u.account_id
+        WHERE s.token_hash = ${Tokens.sha256Hex(token)} AND s.ended_at IS NULL AND s.expires_at > now()
+          AND a.status = 'suspended'
+      `)
+      return rows.length > 0
+    })
+
     /** Ends one session. */
     const end = Effect.fn("Sessions.end")(function*(sessionId: number) {
       yield* orDie(sql`UPDATE sessions SET ended_at = now() WHERE id = ${sessionId} AND ended_at IS NULL`)
@@ -110,6 +124,6 @@ export class Sessions extends Effect.Service<Sessions>()("core/Sessions", {
       `)
     })
 
-    return { create, authenticate, end, endAll }
+    return { create, authenticate, suspended, end, endAll }
   })
 }) {}

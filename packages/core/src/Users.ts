@@ -216,9 +216,10 @@ export class Users extends Effect.Service<Users>()("core/Users", {
 
     /**
      * Signs a user in: a new session, or a 401 (wrong address or password), a 403 (address
-     * not verified) or a 429. Failures count per email address and client address together
-     * and per email address; past either limit the answer is a 429 before the password is
-     * looked at, so further guesses learn nothing. Nobody else is refused.
+     * not verified, or the account suspended: said only after the right password) or a 429.
+     * Failures count per email address and client address together and per email address;
+     * past either limit the answer is a 429 before the password is looked at, so further
+     * guesses learn nothing. Nobody else is refused.
      */
     const signIn = Effect.fn("Users.signIn")(function*(email: string, password: string, address: string) {
       const limits = throttle(email, address)
@@ -239,9 +240,11 @@ export class Users extends Effect.Service<Users>()("core/Users", {
       }
       if (user.email_verified_at === null) {
         return yield* new User.EmailNotVerified({
-          message: "Verify your email address first: open the link we emailed you, or ask for a new one"
+          message: "Verify your email address first: open your verification link, or ask for a new one"
         })
       }
+      const [account] = yield* orDie(sql<{ status: string }>`SELECT status FROM accounts WHERE id = ${user.account_id}`)
+      if (account?.status !== "active") return yield* new User.AccountSuspended({ message: User.SUSPENDED_MESSAGE })
       const session = yield* sessions.create(user.id)
       return { ...session, userId: user.id }
     })

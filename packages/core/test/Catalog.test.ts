@@ -15,7 +15,8 @@ for (const target of targets) {
       it.effect("an import creates, a second import of the same file changes nothing", () =>
         Effect.gen(function*() {
           const catalog = yield* Catalog
-          const first = yield* catalog.importFile(catalogFile)
+          const { changes: made, ...first } = yield* catalog.importFile(catalogFile)
+          assert.strictEqual(made?.length, 9, "every group, network and bundle made is listed")
           assert.deepStrictEqual(first, {
             price_groups: { created: 2, updated: 0, unchanged: 0 },
             networks: { created: 3, updated: 0, unchanged: 0 },
@@ -23,6 +24,7 @@ for (const target of targets) {
           })
           const again = yield* catalog.importFile(catalogFile)
           assert.deepStrictEqual(again, {
+            changes: [],
             price_groups: { created: 0, updated: 0, unchanged: 2 },
             networks: { created: 0, updated: 0, unchanged: 3 },
             bundles: { created: 0, updated: 0, unchanged: 4 }

@@ -12,6 +12,8 @@
  * - the envelope of the API's errors (`success: false`, `message`, the 422's `errors` by field).
  */
 
+import { PageLeft } from "./Life.js"
+
 declare const DASHBOARD_ROUTES: Routes
 
 /** Each endpoint's method and path by `group.endpoint`, as the build read them from the contract. */
@@ -36,6 +38,10 @@ export interface CallOptions {
   readonly query?: Record<string, string | number | boolean | undefined | null>
   readonly payload?: unknown
   readonly headers?: Record<string, string>
+  /** The page's lifetime (`Life.signal`): leaving the page aborts the request (`PageLeft`). */
+  readonly signal?: AbortSignal
+  /** Shown every response's headers, refusals too (the bulk page paces itself by them). */
+  readonly onHeaders?: (headers: Headers) => void
 }
 
 /**
@@ -45,7 +51,7 @@ export interface CallOptions {
  */
 export const makeClient = (routes: Routes, options: { readonly signIn: string }) => {
   let csrfToken: string | undefined
-  let onUnauthorized: () => void = () => {}
+  let onUnauthorized: (failure: ApiFailure) => void = () => {}
 
   const urlOf = (endpoint: string, call: CallOptions = {}): string => {
     const route = routes[endpoint]
@@ -70,14 +76,21 @@ export const makeClient = (routes: Routes, options: { readonly signIn: string })
       body = JSON.stringify(call.payload)
     }
     let response: Response
+    let json: any
     try {
       response = await fetch(urlOf(endpoint, call), {
         method,
         headers,
         body: body ?? null,
-        credentials: "same-origin"
+        credentials: "same-origin",
+        signal: call.signal ?? null
+      })
+      json = await response.json().catch((error: unknown) => {
+        if (call.signal?.aborted) throw error
+        return undefined
       })
     } catch {
+      if (call.signal?.aborted) throw new PageLeft()
       throw new ApiFailure(
         0,
         "No answer from the server: check your connection and try again (a repeated payment or order is never made twice).",
@@ -86,11 +99,12 @@ export const makeClient = (routes: Routes, options: { readonly signIn: string })
         undefined
       )
     }
-    const json: any = await response.json().catch(() => undefined)
+    call.onHeaders?.(response.headers)
     if (response.ok) return json as A
-    if (response.status === 401 && endpoint !== options.signIn) onUnauthorized()
     const message = typeof json?.message === "string" ? json.message : `The server answered ${response.status}`
-    throw new ApiFailure(response.status, message, json?._tag, json?.errors, json)
+    const failure = new ApiFailure(response.status, message, json?._tag, json?.errors, json)
+    if (response.status === 401 && endpoint !== options.signIn) onUnauthorized(failure)
+    throw failure
   }
 
   return {
@@ -102,8 +116,8 @@ export const makeClient = (routes: Routes, options: { readonly signIn: string })
     setCsrfToken: (token: string | undefined): void => {
       csrfToken = token
     },
-    /** Installs what happens when the server answers 401 to a signed-in page: the session ended. */
-    whenSignedOut: (f: () => void): void => {
+    /** Installs what happens when the server answers 401 to a signed-in page: the session ended (or its account was suspended). */
+    whenSignedOut: (f: (failure: ApiFailure) => void): void => {
       onUnauthorized = f
     }
   }

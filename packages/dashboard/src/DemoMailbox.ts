@@ -4,8 +4,10 @@
  * no terminal. Anywhere else the server answers 404 and nothing is shown.
  */
 import { ApiFailure } from "./Api.js"
-import { h, replace, when } from "./Dom.js"
+import { h, replace } from "./Dom.js"
 import { api } from "./Endpoints.js"
+import type { Life } from "./Life.js"
+import { when } from "./Words.js"
 
 /** Tries while the email is not there yet (it is written as the request commits). */
 const ATTEMPTS = 5
@@ -30,19 +32,19 @@ const open = (event: Event) => {
   dispatchEvent(new PopStateEvent("popstate"))
 }
 
-/** A region that fills with the demo mailbox of `email`, or stays empty when there is none. */
-export const demoMailbox = (email: string): HTMLElement => {
+/** A region that fills with the demo mailbox of `email`, or stays empty when there is none (while the page lives). */
+export const demoMailbox = (email: string, life: Life): HTMLElement => {
   const region = h("section", { "aria-live": "polite", "aria-label": "Demo mailbox", hidden: true })
   const load = async (attempt: number): Promise<void> => {
     let emails
     try {
-      emails = (await api.demoMailbox({ query: { email } })).emails
+      emails = (await api.demoMailbox({ query: { email }, signal: life.signal })).emails
     } catch (error) {
-      if (!(error instanceof ApiFailure) || error.status !== 404) console.error(error)
+      if (error instanceof ApiFailure && error.status !== 404) console.error(error)
       return
     }
     if (emails.length === 0 && attempt < ATTEMPTS) {
-      await new Promise((resolve) => setTimeout(resolve, 500 * attempt))
+      await life.sleep(500 * attempt)
       return load(attempt + 1)
     }
     region.hidden = false
@@ -67,7 +69,7 @@ export const demoMailbox = (email: string): HTMLElement => {
       )
     )
   }
-  void load(1)
+  load(1).catch(() => {})
   return region
 }
 

@@ -1,9 +1,10 @@
 /**
  * A few lines of DOM building instead of a framework: pages are built once per visit and
- * updated in place where they change, which is all a form-and-table dashboard needs.
+ * updated in place where they change, which is all a form-and-list dashboard needs.
  */
 
-type Child = Node | string | number | false | null | undefined | ReadonlyArray<Child>
+/** What an element may hold: nodes, text, numbers, nothing, or lists of them. */
+export type Child = Node | string | number | false | null | undefined | ReadonlyArray<Child>
 
 /** Attributes and listeners: `on*` functions become listeners, `true` a bare attribute, `false`/`undefined` none. */
 export type Props = Record<string, unknown>
@@ -49,14 +50,3 @@ export const replace = (parent: Element, ...children: ReadonlyArray<Child>): voi
 let ids = 0
 /** A document-unique id for labels and descriptions. */
 export const uid = (prefix: string): string => `${prefix}-${++ids}`
-
-/** A cedi amount as the API sends it (a JSON number of cedis), for display. */
-export const ghs = (cedis: number): string =>
-  `GH₵ ${cedis.toLocaleString("en-GH", { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`
-
-/** An instant, short and local. */
-export const when = (iso: string | null | undefined): string => {
-  if (!iso) return "—"
-  const date = new Date(iso)
-  return Number.isNaN(date.getTime()) ? iso : date.toLocaleString("en-GB", { dateStyle: "medium", timeStyle: "short" })
-}

@@ -21,7 +21,10 @@ type EndpointName = {
 
 type Wire<S extends { readonly Encoded: unknown }> = S["Encoded"]
 
-const endpoint = <In extends CallOptions, Out>(name: EndpointName) => (options?: In): Promise<Out> =>
+/** What every call may add: the page's lifetime, a look at the answer's headers. */
+type Extra = Pick<CallOptions, "signal" | "onHeaders">
+
+const endpoint = <In extends CallOptions, Out>(name: EndpointName) => (options?: In & Extra): Promise<Out> =>
   call<Out>(name, options)
 
 /** Wire types the pages read. */
@@ -37,6 +40,8 @@ export type Bundle = Wire<typeof D.BundlesResponse>["bundles"][number]
 export type Network = Wire<typeof D.NetworksResponse>["networks"][number]
 
 type Payload<S extends { readonly Encoded: unknown }> = { readonly payload: Wire<S> }
+/** The side of the account a request acts on (`TestMode.side()`). */
+type Side = { readonly mode?: "live" | "test" }
 type Done = Wire<typeof D.Done>
 
 /** The calls. */
@@ -50,7 +55,7 @@ export const api = {
   session: endpoint<{}, Session>("dashboardSession.current"),
   signOut: endpoint<{}, Done>("dashboardSession.signOut"),
   changePassword: endpoint<Payload<typeof U.ChangePasswordPayload>, Done>("dashboardSession.changePassword"),
-  home: endpoint<{}, Home>("dashboardHome.home"),
+  home: endpoint<{ readonly query?: Side }, Home>("dashboardHome.home"),
   networks: endpoint<{}, Wire<typeof D.NetworksResponse>>("dashboardCatalog.networks"),
   bundles: endpoint<{ readonly path: { readonly network_id: number } }, Wire<typeof D.BundlesResponse>>(
     "dashboardCatalog.bundles"
@@ -61,7 +66,10 @@ export const api = {
   orders: endpoint<{ readonly query: Record<string, string | number | undefined> }, OrdersPage>(
     "dashboardOrders.list"
   ),
-  order: endpoint<{ readonly path: { readonly order_number: string } }, Wire<typeof D.OrderResponse>>(
+  order: endpoint<
+    { readonly path: { readonly order_number: string }; readonly query?: Side },
+    Wire<typeof D.OrderResponse>
+  >(
     "dashboardOrders.get"
   ),
   ledger: endpoint<{ readonly query: Record<string, string | number | undefined> }, LedgerPage>(

@@ -1,12 +1,20 @@
 /**
- * Forms as the dashboard needs them everywhere: labelled fields, the API's field errors
- * (the 422 envelope's `errors`) under the field they name, a form-level message for the
- * rest, and a submit button that is disabled and shows progress while the request is out,
- * so a double click sends one request. Actions that move money also carry an idempotency
- * key that survives a reload (`Idempotency.ts`).
+ * Forms as both apps need them everywhere: labelled fields, the API's field errors (the 422
+ * envelope's `errors`) under the field they name, said with the field's label rather than the
+ * API's field name and never a second time above the button, a form-level message for the
+ * rest, and a submit button that is disabled and shows progress while the request is out, so
+ * a double click sends one request. Actions that move money also carry an idempotency key
+ * that survives a reload (`Pending.ts`).
+ *
+ * A phone field reads what is typed as the client reads a number (`@databundle/client/Phone`:
+ * spaces, dashes, +233 and the rest; mobile numbers only), refuses anything else with the
+ * one rule every surface states, and sends the API's `0XXXXXXXXX` form.
  */
+import { parsePhone } from "@databundle/client/Phone"
+import { MOBILE_RULE } from "@databundle/contract/PhoneTerms"
 import { ApiFailure } from "./Api.js"
 import { h, uid } from "./Dom.js"
+import { PageLeft } from "./Life.js"
 
 /** One field. */
 export interface Field {
@@ -20,6 +28,8 @@ export interface Field {
   readonly value?: string
   readonly options?: ReadonlyArray<{ readonly value: string; readonly label: string }>
   readonly attrs?: Record<string, string>
+  /** A Ghana mobile number, read as the client reads one and sent in the API's form. */
+  readonly phone?: boolean
 }
 
 /** A built form and the handles a page needs to drive it. */
@@ -47,6 +57,8 @@ export interface FormOptions {
 export const form = (options: FormOptions): FormHandle => {
   const inputs = new Map<string, HTMLInputElement | HTMLSelectElement>()
   const errorSlots = new Map<string, HTMLElement>()
+  const labels = new Map<string, string>()
+  const phones = new Set(options.fields.filter((field) => field.phone).map((field) => field.name))
   const message = h("p", { class: "form-message", role: "alert", "aria-live": "assertive" })
   const button = h("button", { type: "submit" }, options.submit)
   const status = h("span", { class: "progress", role: "status", "aria-live": "polite" })
@@ -67,15 +79,23 @@ export const form = (options: FormOptions): FormHandle => {
       ? h("select", common, field.options.map((o) => h("option", { value: o.value }, o.label)))
       : h("input", {
         ...common,
-        type: field.type ?? "text",
+        type: field.phone ? "tel" : field.type ?? "text",
         autocomplete: field.autocomplete,
-        inputmode: field.inputmode,
+        inputmode: field.phone ? "tel" : field.inputmode,
         value: field.value
       })
+    if (field.phone) {
+      // Shown back in the form it will be sent in, once the visitor moves on.
+      input.addEventListener("blur", () => {
+        const phone = parsePhone(input.value)
+        if (phone !== undefined) input.value = phone.local
+      })
+    }
     if (field.options && field.value !== undefined) input.value = field.value
     const error = h("p", { id: errorId, class: "field-error" })
     inputs.set(field.name, input)
     errorSlots.set(field.name, error)
+    labels.set(field.name, field.label)
     return h(
       "div",
       { class: "field" },
@@ -116,12 +136,19 @@ export const form = (options: FormOptions): FormHandle => {
           loose.push(...messages)
           continue
         }
-        slot.textContent = messages.join(" ")
+        // The API names its fields ("payer_number must be ..."); the visitor knows the label.
+        slot.textContent = messages.map((m) =>
+          m.startsWith(`${name} `) ? `${labels.get(name)}${m.slice(name.length)}` : m
+        )
+          .join(" ")
         const input = inputs.get(name)!
         input.setAttribute("aria-invalid", "true")
         first ??= input
       }
-      const all = [text, ...loose].filter((m): m is string => m !== undefined && m.length > 0)
+      // The envelope's message repeats the first field error: said once, by its field.
+      const all = [first === undefined ? text : undefined, ...loose].filter((m): m is string =>
+        m !== undefined && m.length > 0
+      )
       if (all.length > 0) handle.setMessage(all.join(" "))
       ;(first ?? (all.length > 0 ? message : undefined))?.focus()
     },
@@ -139,22 +166,24 @@ export const form = (options: FormOptions): FormHandle => {
     clear()
     // The browser's own checks first, with their messages in the same place as the API's.
     const local: Record<string, Array<string>> = {}
-    for (const [name, input] of inputs) {
-      if (!input.checkValidity()) local[name] = [input.validationMessage]
-    }
-    if (Object.keys(local).length > 0) return handle.showErrors(local)
     const values: Record<string, string> = {}
     for (const [name, input] of inputs) {
-      values[name] = input instanceof HTMLInputElement && input.type === "checkbox"
-        ? String(input.checked)
-        : input.value
+      if (!input.checkValidity()) local[name] = [input.validationMessage]
+      values[name] = input.value
+      if (phones.has(name) && input.value.trim() !== "" && local[name] === undefined) {
+        const phone = parsePhone(input.value)
+        if (phone === undefined) local[name] = [`${labels.get(name)} ${MOBILE_RULE}`]
+        else values[name] = phone.local
+      }
     }
+    if (Object.keys(local).length > 0) return handle.showErrors(local)
     busy = true
     button.disabled = true
     element.setAttribute("aria-busy", "true")
     status.textContent = options.pending ?? "Working…"
     status.classList.add("on")
     options.onSubmit(values, handle).catch((error: unknown) => {
+      if (error instanceof PageLeft) return
       if (error instanceof ApiFailure) handle.showErrors(error.errors ?? {}, error.message)
       else handle.setMessage(error instanceof Error ? error.message : String(error))
     }).finally(() => {

@@ -1,10 +1,11 @@
 /**
  * The dashboard's entry: under /console, loads the operator's console (a chunk of its own,
  * so the account holder's pages never carry it); anywhere else, learns whether a session is
- * open, then starts the shell with every page.
+ * open, then starts the shell with every page, the balance in its bar and the test-mode
+ * switch in its menu.
  */
 import { ApiFailure, setCsrfToken, whenSignedOut } from "./Api.js"
-import { DASHBOARD_SHELL, type Page, start } from "./App.js"
+import { type App, DASHBOARD_SHELL, type Page, start } from "./App.js"
 import { api } from "./Endpoints.js"
 import { register, resetPassword, signIn, verifyEmail } from "./pages/Access.js"
 import { bulk } from "./pages/Bulk.js"
@@ -15,7 +16,8 @@ import { keys } from "./pages/Keys.js"
 import { order, orders } from "./pages/Orders.js"
 import { wallet } from "./pages/Wallet.js"
 import { webhooks } from "./pages/Webhooks.js"
-import { type PageName, route } from "./Paths.js"
+import { type PageName, pathOf, route } from "./Paths.js"
+import { balanceChip, modeSwitch, showBalance, side, testBanner, testing } from "./TestMode.js"
 
 const pages: Record<PageName, Page> = {
   home,
@@ -59,8 +61,19 @@ const boot = async () => {
   } catch (error) {
     if (!(error instanceof ApiFailure) || error.status !== 401) console.error(error)
   }
-  const app = start(document.getElementById("app")!, pages, {
-    shell: DASHBOARD_SHELL,
+  // The bar's balance: the session's (live), or the test side's once read.
+  if (session !== undefined && !testing()) showBalance(session.account.balance.main)
+  if (session !== undefined && testing()) {
+    api.ledger({ query: { per_page: 1, ...side() } }).then((answer) => showBalance(answer.balance.main), () => {})
+  }
+  const reload = () => app.reload()
+  const app: App = start(document.getElementById("app")!, pages, {
+    shell: {
+      ...DASHBOARD_SHELL,
+      bar: balanceChip,
+      menu: () => modeSwitch(reload),
+      banner: () => testBanner(reload)
+    },
     signedIn: session !== undefined,
     ...(session ? { name: session.user.name } : {}),
     signOut: async () => {
@@ -68,10 +81,12 @@ const boot = async () => {
       setCsrfToken(undefined)
     }
   })
-  whenSignedOut(() => {
+  whenSignedOut((failure) => {
     if (!app.signedIn()) return
     app.setSignedIn(false)
-    app.go(`/sign-in?next=${encodeURIComponent(location.pathname + location.search)}`, { replace: true })
+    // Why, on the sign-in page: the session ended, or the account was suspended (with what to do).
+    app.notice(failure.message)
+    app.go(`${pathOf("signIn")}?next=${encodeURIComponent(location.pathname + location.search)}`, { replace: true })
   })
 }
 

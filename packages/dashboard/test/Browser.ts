@@ -128,3 +128,78 @@ export const serverAndPhone = (target: Target, settings: Record<string, string> 
     }
   }
 }
+
+/**
+ * What on the page as it is now would make a phone's reader scroll sideways: the page wider
+ * than the screen, an element whose own content scrolls sideways, or one that reaches past
+ * the screen's right edge. Each as a short description of the element.
+ */
+export const sidewaysScrolling = (page: Page) =>
+  page.evaluate(() => {
+    const width = document.documentElement.clientWidth
+    const problems: Array<string> = []
+    const name = (e: Element) =>
+      `${e.tagName.toLowerCase()}${e.id ? `#${e.id}` : ""}${
+        e.className && typeof e.className === "string" ? `.${e.className.trim().split(/\s+/).join(".")}` : ""
+      } "${(e.textContent ?? "").trim().slice(0, 40)}"`
+    if (document.documentElement.scrollWidth > width) {
+      problems.push(`the page is ${document.documentElement.scrollWidth} px wide on a ${width} px screen`)
+    }
+    for (const e of Array.from(document.body.querySelectorAll("*"))) {
+      const style = getComputedStyle(e)
+      if (style.display === "none" || style.visibility === "hidden") continue
+      if ((style.overflowX === "auto" || style.overflowX === "scroll") && e.scrollWidth > e.clientWidth + 1) {
+        problems.push(`${name(e)} scrolls sideways (${e.scrollWidth} px in ${e.clientWidth})`)
+      }
+      const box = e.getBoundingClientRect()
+      if (box.width > 0 && box.height > 0 && box.right > width + 1 && box.left < width) {
+        problems.push(`${name(e)} reaches ${Math.round(box.right)} px on a ${width} px screen`)
+      }
+    }
+    return problems
+  })
+
+/** Buttons and fields (and the links dressed as buttons) shorter than a thumb's 44 px. */
+export const smallTargets = (page: Page) =>
+  page.evaluate(() =>
+    Array.from(document.querySelectorAll("button, input:not([type=hidden]), select, textarea, summary, a.button"))
+      .filter((e) => {
+        const box = e.getBoundingClientRect()
+        return box.width > 0 && box.height > 0 && box.height < 43.5
+      })
+      .map((e) =>
+        `${e.tagName.toLowerCase()} "${(e.textContent || (e as HTMLInputElement).name || "").trim().slice(0, 30)}" ${
+          Math.round(e.getBoundingClientRect().height)
+        } px`
+      )
+  )
+
+/** Records the script errors a page logs (uncaught errors and console errors, bar failed resource loads: a 4xx answer is the browser's log line). */
+export const scriptErrors = (page: Page): Array<string> => {
+  const errors: Array<string> = []
+  page.on("pageerror", (error) => errors.push(error.message))
+  page.on("console", (message) => {
+    if (message.type() === "error" && !message.text().startsWith("Failed to load resource")) errors.push(message.text())
+  })
+  return errors
+}
+
+/** Follows a link of the main navigation, opening the menu first where it is folded (a phone). */
+export const navigate = async (page: Page, link: string) => {
+  const menu = page.getByRole("button", { name: "Menu" })
+  if (await menu.isVisible()) await menu.click()
+  await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: link, exact: true }).click()
+}
+
+/** Signs out through the menu. */
+export const signOut = async (page: Page) => {
+  const menu = page.getByRole("button", { name: "Menu" })
+  if (await menu.isVisible()) await menu.click()
+  await page.getByRole("button", { name: "Sign out" }).click()
+}
+
+/** Unfolds a listing's filters (folded on a phone until asked for). */
+export const openFilters = async (page: Page) => {
+  const box = page.locator("details.filter-box")
+  if ((await box.getAttribute("open")) === null) await box.locator("summary").click()
+}

@@ -7,7 +7,7 @@
  */
 import { targets } from "@databundle/core/testing"
 import { describe, expect, it, onTestFailed } from "vitest"
-import { seriousViolations, serverAndPhone } from "./Browser.js"
+import { navigate, seriousViolations, serverAndPhone, signOut } from "./Browser.js"
 
 describe.each(targets)("the newcomer's demo ($name)", (target) => {
   // What `serve --demo` sets: the demo mailbox (the test server listens on 127.0.0.1 without SMTP).
@@ -39,7 +39,7 @@ describe.each(targets)("the newcomer's demo ($name)", (target) => {
     await page.getByLabel("Phone number").fill("024 765 4321")
     await page.getByLabel("Password").fill(password)
     await page.getByRole("button", { name: "Create account" }).click()
-    await page.getByRole("heading", { name: "Check your email" }).waitFor()
+    await page.getByRole("heading", { name: "Almost done: verify your address" }).waitFor()
 
     // The demo mailbox shows the email just sent, with its link.
     const mailbox = page.getByRole("region", { name: "Demo mailbox" })
@@ -56,7 +56,7 @@ describe.each(targets)("the newcomer's demo ($name)", (target) => {
     await page.getByRole("heading", { name: "Home", level: 1 }).waitFor()
 
     // Fund through the payment simulator.
-    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Fund", exact: true }).click()
+    await navigate(page, "Fund")
     await page.getByRole("heading", { name: "Fund your wallet", level: 1 }).waitFor()
     await page.getByLabel("Pay with").selectOption("mtn_momo")
     await page.getByLabel("Amount (GH₵)").fill("40")
@@ -65,7 +65,7 @@ describe.each(targets)("the newcomer's demo ($name)", (target) => {
     await page.getByText(/succeeded: GH₵ 40\.00 added/).waitFor({ timeout: 30_000 })
 
     // Buy, and see the order successful.
-    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Buy", exact: true }).click()
+    await navigate(page, "Buy")
     await page.getByRole("heading", { name: "Buy a bundle", level: 1 }).waitFor()
     await page.getByLabel("Network").selectOption({ label: "MTN" })
     await page.getByLabel("Phone number").fill("024 765 4321")
@@ -73,7 +73,7 @@ describe.each(targets)("the newcomer's demo ($name)", (target) => {
     await page.getByTestId("order-status").getByText("successful").waitFor({ timeout: 60_000 })
 
     // A forgotten password: the reset link comes through the demo mailbox too.
-    await page.getByRole("button", { name: "Sign out" }).click()
+    await signOut(page)
     await page.getByRole("heading", { name: "Sign in", level: 1 }).waitFor()
     await page.getByRole("link", { name: "Forgot your password?" }).click()
     await page.getByLabel("Email").fill(email)

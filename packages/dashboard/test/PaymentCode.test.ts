@@ -6,7 +6,7 @@
  */
 import { targets } from "@databundle/core/testing"
 import { describe, expect, it, onTestFailed } from "vitest"
-import { seriousViolations, serverAndPhone } from "./Browser.js"
+import { navigate, seriousViolations, serverAndPhone } from "./Browser.js"
 
 describe.each(targets)("a payment that needs the payer's code ($name)", (target) => {
   const env = serverAndPhone(target, { BUNDLES_DEMO_MAILBOX: "1" })
@@ -37,7 +37,7 @@ describe.each(targets)("a payment that needs the payer's code ($name)", (target)
     await page.getByRole("button", { name: "Sign in" }).click()
     await page.getByRole("heading", { name: "Home", level: 1 }).waitFor()
 
-    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Fund", exact: true }).click()
+    await navigate(page, "Fund")
     await page.getByRole("heading", { name: "Fund your wallet", level: 1 }).waitFor()
     await page.getByLabel("Pay with").selectOption("telecel_cash")
     await page.getByLabel("Amount (GH₵)").fill("15")
@@ -63,9 +63,9 @@ describe.each(targets)("a payment that needs the payer's code ($name)", (target)
     await code.fill("123456")
     await page.getByRole("button", { name: "Confirm payment" }).click()
     await page.getByText(/succeeded: GH₵ 15\.00 added/).waitFor({ timeout: 30_000 })
-    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Wallet", exact: true }).click()
-    await page.getByRole("cell", { name: /funding/ }).first().waitFor()
-    expect(await page.getByRole("cell", { name: /funding/ }).count()).toBe(1)
+    await navigate(page, "Wallet")
+    await page.getByRole("cell", { name: /^Funding/ }).first().waitFor()
+    expect(await page.getByRole("cell", { name: /^Funding/ }).count()).toBe(1)
     expect(failures).toEqual([])
   })
 })

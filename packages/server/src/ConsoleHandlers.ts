@@ -4,7 +4,7 @@
  * single catalogue changes). The operator session and its CSRF token were checked by the
  * gateway.
  */
-import { Money, Operator } from "@databundle/contract"
+import { ApiError, Money, Operator } from "@databundle/contract"
 import { Accounts, Catalog, OperatorActions, Operators, Passwords, Stats, Webhooks } from "@databundle/core"
 import { HttpApiBuilder, HttpApp, HttpServerResponse } from "@effect/platform"
 import { Effect, FiberRef, Layer } from "effect"
@@ -112,7 +112,17 @@ export const OperatorsLive = HttpApiBuilder.group(ServerApi, "operators", (handl
             (operator) => ok({ operator })
           )))
       .handle("disable", ({ path }) =>
-        Effect.map(
+        Effect.flatMap(
+          FiberRef.get(RequestContext.caller),
+          (caller) =>
+            caller._tag === "OperatorSession" && caller.session.operatorId === path.operator_id
+              ? Effect.fail(
+                new ApiError.Conflict({
+                  message: "You cannot disable yourself: another operator can, if you must be"
+                })
+              )
+              : Effect.void
+        ).pipe(Effect.zipRight(Effect.map(
           logged(operators.disable(path.operator_id), (operator) => ({
             action: "operator.disable",
             targetKind: "operator",
@@ -121,7 +131,7 @@ export const OperatorsLive = HttpApiBuilder.group(ServerApi, "operators", (handl
             detail: { email: operator.email }
           })),
           (operator) => ok({ operator })
-        ))
+        ))))
       .handle("resetPassword", ({ path, payload }) =>
         Effect.flatMap(Passwords.hash(payload.password), (passwordHash) =>
           Effect.map(
@@ -188,6 +198,7 @@ export const CatalogAdminLive = HttpApiBuilder.group(ServerApi, "catalogAdmin", 
     const { logged } = yield* ActionLog.make
     return handlers
       .handle("networks", () => Effect.map(catalog.adminNetworks(), (networks) => ok({ networks })))
+      .handle("priceGroups", () => Effect.map(catalog.priceGroups, (groups) => ok({ price_groups: groups })))
       .handle("updateNetwork", ({ path, payload }) =>
         Effect.map(
           logged(catalog.updateNetwork(path.network_id, payload.active), (network) => ({

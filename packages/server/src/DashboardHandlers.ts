@@ -3,10 +3,10 @@
  * session and its CSRF token were checked by the gateway; the handlers act for the
  * `CurrentSession` the middleware provides.
  */
-import { ApiError, DashboardApi, Idempotency as IdempotencyContract, Session } from "@databundle/contract"
-import { Catalog, Dashboard, Mailer, Orders, Payments, Sessions, Users } from "@databundle/core"
+import { ApiError, DashboardApi, Idempotency as IdempotencyContract, type Mode, Session } from "@databundle/contract"
+import { ApiKeys, Catalog, Dashboard, Mailer, Orders, Payments, Sessions, Users } from "@databundle/core"
 import { HttpApiBuilder, HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Duration, Effect, FiberRef, Layer } from "effect"
+import { Duration, Effect, FiberRef, Layer, Option } from "effect"
 import * as RequestContext from "./RequestContext.js"
 import { ServerApi } from "./ServerApi.js"
 import * as ServerConfig from "./ServerConfig.js"
@@ -26,22 +26,44 @@ const sessionBody = (userId: number, csrfToken: string, expiresAt: Date) =>
     return ok({ ...profile, csrf_token: csrfToken, expires_at: expiresAt })
   })
 
+/**
+ * What the anonymous forms say happened to the email they asked for, as it truly happens on
+ * this server: sent over SMTP, shown in the demo mailbox, or kept in the outbox for the
+ * operators to read (no SMTP configured). Never whether the address is registered.
+ */
+const emailWords = Effect.gen(function*() {
+  if (Option.isSome(yield* Effect.orDie(ServerConfig.smtpUrl))) {
+    return {
+      registered: "Check your email: follow the link we sent to verify your address, then sign in.",
+      linkSent: "If the address can receive it, an email is on its way: follow its link to continue."
+    }
+  }
+  if (yield* Effect.orDie(ServerConfig.demoMailbox)) {
+    return {
+      registered:
+        "This demo server sends no email: open the verification link in the demo mailbox below, then sign in.",
+      linkSent: "This demo server sends no email: if the address is registered, its link is in the demo mailbox below."
+    }
+  }
+  const operators = "ask the service's operators for the link (they read it with bundles-server admin emails)"
+  return {
+    registered: `Your registration is received, but this server sends no email yet: ${operators}.`,
+    linkSent: `This server sends no email yet: if the address is registered, ${operators}.`
+  }
+})
+
 /** Registration, verification, sign-in and password reset. */
 export const AccessLive = HttpApiBuilder.group(ServerApi, "dashboardAccess", (handlers) =>
   Effect.gen(function*() {
     const users = yield* Users.Users
     const config = yield* Effect.orDie(ServerConfig.dashboard)
-    const checkInbox = "If the address can receive it, an email is on its way: follow its link to continue."
+    const words = yield* emailWords
     return handlers
-      .handle("register", ({ payload }) =>
-        Effect.as(
-          users.register(payload, config.publicUrl),
-          done("Check your email: follow the link we sent to verify your address, then sign in.")
-        ))
+      .handle("register", ({ payload }) => Effect.as(users.register(payload, config.publicUrl), done(words.registered)))
       .handle("verifyEmail", ({ payload }) =>
         Effect.as(users.verifyEmail(payload.token), done("Your email address is verified: you can sign in now.")))
       .handle("resendVerification", ({ payload }) =>
-        Effect.as(users.resendVerification(payload.email, config.publicUrl), done(checkInbox)))
+        Effect.as(users.resendVerification(payload.email, config.publicUrl), done(words.linkSent)))
       .handle("signIn", ({ payload }) =>
         Effect.gen(function*() {
           const info = yield* FiberRef.get(RequestContext.current)
@@ -59,7 +81,7 @@ export const AccessLive = HttpApiBuilder.group(ServerApi, "dashboardAccess", (ha
           return yield* sessionBody(session.userId, session.csrfToken, session.expiresAt)
         }))
       .handle("forgotPassword", ({ payload }) =>
-        Effect.as(users.forgotPassword(payload.email, config.publicUrl), done(checkInbox)))
+        Effect.as(users.forgotPassword(payload.email, config.publicUrl), done(words.linkSent)))
       .handle("resetPassword", ({ payload }) =>
         Effect.as(
           users.resetPassword(payload.token, payload.password),
@@ -102,14 +124,29 @@ export const SessionLive = HttpApiBuilder.group(ServerApi, "dashboardSession", (
         }))
   }))
 
+/**
+ * The account a request of the session acts on: the session's own (live) account, or for
+ * `mode: "test"` its test account (made on first use, as a first test key makes it), exactly
+ * as a test API key's requests act on it.
+ */
+const sides = Effect.map(ApiKeys.ApiKeys, (apiKeys) => (mode: Mode.Mode | undefined) =>
+  Effect.gen(function*() {
+    const { accountId } = yield* Session.CurrentSession
+    if (mode !== "test") return accountId
+    return yield* Option.match(yield* apiKeys.testAccount(accountId), {
+      onNone: () => Effect.dieMessage(`the session's account ${accountId} is not a live account`),
+      onSome: Effect.succeed
+    })
+  }))
+
 /** The home page. */
 export const HomeLive = HttpApiBuilder.group(ServerApi, "dashboardHome", (handlers) =>
   Effect.gen(function*() {
     const dashboard = yield* Dashboard.Dashboard
-    return handlers.handle("home", () =>
+    const sideOf = yield* sides
+    return handlers.handle("home", ({ urlParams }) =>
       Effect.gen(function*() {
-        const { accountId } = yield* Session.CurrentSession
-        return ok(yield* dashboard.home(accountId))
+        return ok(yield* dashboard.home(yield* sideOf(urlParams.mode)))
       }))
   }))
 
@@ -139,11 +176,11 @@ const placedMessage = (status: string, replay: boolean) =>
 export const OrdersLive = HttpApiBuilder.group(ServerApi, "dashboardOrders", (handlers) =>
   Effect.gen(function*() {
     const orders = yield* Orders.Orders
+    const sideOf = yield* sides
     return handlers
-      .handle("place", ({ payload }) =>
+      .handle("place", ({ payload: { mode, ...payload } }) =>
         Effect.gen(function*() {
-          const { accountId } = yield* Session.CurrentSession
-          const placement = yield* orders.place(accountId, payload)
+          const placement = yield* orders.place(yield* sideOf(mode), payload)
           if (placement.replayed) yield* replayed
           return ok({
             message: placedMessage(placement.order.status, placement.replayed),
@@ -152,15 +189,13 @@ export const OrdersLive = HttpApiBuilder.group(ServerApi, "dashboardOrders", (ha
             replayed: placement.replayed
           })
         }))
-      .handle("list", ({ urlParams }) =>
+      .handle("list", ({ urlParams: { mode, ...query } }) =>
         Effect.gen(function*() {
-          const { accountId } = yield* Session.CurrentSession
-          return ok(yield* orders.list(accountId, urlParams))
+          return ok(yield* orders.list(yield* sideOf(mode), query))
         }))
-      .handle("get", ({ path }) =>
+      .handle("get", ({ path, urlParams }) =>
         Effect.gen(function*() {
-          const { accountId } = yield* Session.CurrentSession
-          return ok({ order: yield* orders.get(accountId, path.order_number) })
+          return ok({ order: yield* orders.get(yield* sideOf(urlParams.mode), path.order_number) })
         }))
   }))
 
@@ -168,10 +203,10 @@ export const OrdersLive = HttpApiBuilder.group(ServerApi, "dashboardOrders", (ha
 export const WalletLive = HttpApiBuilder.group(ServerApi, "dashboardWallet", (handlers) =>
   Effect.gen(function*() {
     const dashboard = yield* Dashboard.Dashboard
-    return handlers.handle("ledger", ({ urlParams }) =>
+    const sideOf = yield* sides
+    return handlers.handle("ledger", ({ urlParams: { mode, ...query } }) =>
       Effect.gen(function*() {
-        const { accountId } = yield* Session.CurrentSession
-        return ok(yield* dashboard.ledger(accountId, urlParams))
+        return ok(yield* dashboard.ledger(yield* sideOf(mode), query))
       }))
   }))
 

@@ -325,7 +325,13 @@ export const make = (
           const decision = yield* limiter.consume(subject, authFailures)
           if (!decision.allowed) return yield* enforce(decision, headers)!
         }
-        return { _tag: "Refused" } as const
+        // Credentials of a suspended account are told so (after the limits: a refusal costs this one lookup).
+        const suspended = kind === "session"
+          ? yield* sessions.suspended(given)
+          : kind === "apiKey"
+          ? yield* apiKeys.suspended(given)
+          : false
+        return { _tag: "Refused", suspended } as const
       })
 
     /**
@@ -486,7 +492,7 @@ export const make = (
               request.cookies[Operator.OPERATOR_COOKIE] !== undefined
               ? "operator"
               : area.credentials,
-            caller._tag === "Refused"
+            caller._tag === "Refused" ? caller.suspended ? "suspended" : "wrong" : "none"
           )
         }
         // A signed-in request (dashboard or console) that changes anything proves it came from its page.

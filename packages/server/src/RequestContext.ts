@@ -67,7 +67,8 @@ export class EarlyAnswer extends Context.Tag("server/EarlyAnswer")<
 /** Who sent a request, as the gateway established it from its credentials. */
 export type Caller =
   | { readonly _tag: "Anonymous" }
-  | { readonly _tag: "Refused" }
+  /** Credentials that are not (or no longer) valid; `suspended`: those of an account the operator suspended. */
+  | { readonly _tag: "Refused"; readonly suspended: boolean }
   | { readonly _tag: "Reseller"; readonly principal: ApiKeys.Principal }
   /** The operator's admin bearer token. */
   | { readonly _tag: "AdminToken" }

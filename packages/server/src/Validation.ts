@@ -29,8 +29,8 @@ const describe = (issue: ArrayFormatterIssue): string => {
 
 /**
  * Per-field messages. A union of literals fails once per member: those issues become one
- * "must be one of …". A field named in `repeated` (a query parameter given more than once)
- * is told so.
+ * "must be one of …"; a nullable field's "must be null" is left out beside its real rule. A
+ * field named in `repeated` (a query parameter given more than once) is told so.
  */
 export const fieldErrors = (
   issues: ReadonlyArray<ArrayFormatterIssue>,
@@ -59,6 +59,10 @@ export const fieldErrors = (
   }
   for (const [field, allowed] of Object.entries(literals)) {
     add(field, `${field} must be one of ${[...new Set(allowed)].join(", ")}`)
+  }
+  // A nullable field given something else fails both members; "must be null" then says nothing useful.
+  for (const [field, messages] of Object.entries(errors)) {
+    if (messages.length > 1) errors[field] = messages.filter((message) => message !== `${field} must be null`)
   }
   return errors
 }

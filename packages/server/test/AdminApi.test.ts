@@ -76,16 +76,17 @@ for (const target of targets) {
             )
           }
           const unchanged = {
-            success: true,
+            success: true as const,
             price_groups: { created: 0, updated: 0, unchanged: 2 },
             networks: { created: 0, updated: 0, unchanged: 5 },
-            bundles: { created: 0, updated: 0, unchanged: demoBundles }
+            bundles: { created: 0, updated: 0, unchanged: demoBundles },
+            changes: []
           }
           assert.deepStrictEqual(yield* admin.catalogFile.import({ payload: demoFile }), unchanged)
           // A preview says what would change and changes nothing.
           assert.deepStrictEqual<unknown>(
             yield* admin.catalogFile.preview({ payload: demoFile }),
-            { ...unchanged, changes: [], dry_run: true }
+            { ...unchanged, dry_run: true }
           )
           const [firstNetwork, ...otherNetworks] = demoFile.networks
           const [firstBundle, ...otherBundles] = firstNetwork!.bundles
@@ -133,6 +134,8 @@ for (const target of targets) {
           yield* Effect.gen(function*() {
             const summary = yield* admin.catalogFile.import({ payload: changed })
             assert.deepStrictEqual(summary.bundles, { created: 0, updated: 1, unchanged: demoBundles - 1 })
+            // The import says what it changed, as its preview would have.
+            assert.deepStrictEqual(summary.changes, [{ kind: "bundle", action: "update", key: "mtn-1gb" }])
             const listed = yield* agentClient.catalog.bundles({ path: { network_id: mtn1.network_id } })
             assert.strictEqual(listed.bundles.find((b) => b.id === mtn1.id)?.price, 560n)
           }).pipe(Effect.ensuring(Effect.orDie(admin.catalogFile.import({ payload: demoFile }))))

@@ -130,8 +130,13 @@ for (const target of targets) {
             success: true,
             price_groups: { created: 0, updated: 0, unchanged: counts.price_groups },
             networks: { created: 0, updated: 0, unchanged: counts.networks },
-            bundles: { created: 0, updated: 0, unchanged: counts.bundles }
+            bundles: { created: 0, updated: 0, unchanged: counts.bundles },
+            changes: []
           })
+          assert.include(
+            succeeded(yield* admin("catalog", "import", catalogFile)).stdout,
+            "The import changed nothing."
+          )
 
           // The export is the file format: it re-imports without changing anything.
           const exported = succeeded(yield* admin("catalog", "export"))
@@ -319,6 +324,7 @@ for (const target of targets) {
           const outbox = succeeded(yield* admin("emails", "--to", email))
           const link = /https?:\/\/\S+#\/verify-email\?token=([A-Za-z0-9_-]+)/.exec(outbox.stdout)
           assert.isNotNull(link, outbox.stdout)
+          assert.include(outbox.stdout, "(1 email in all)")
           // Without an SMTP server nothing can be queued again (the email was kept): refused, with why.
           const kept = json(succeeded(yield* admin("emails", "--to", email, "--json"))).emails[0]
           failedWith(yield* admin("emails", "requeue", String(kept.id)), "No SMTP server is configured")
@@ -584,6 +590,8 @@ for (const target of targets) {
           )
           assert.include(text.stdout, "admin token")
           assert.include(text.stdout, "operator.create")
+          assert.match(text.stdout, /\(\d+ actions? in all\)/)
+          assert.notInclude(text.stdout, "actionss")
           const queue = succeeded(
             yield* admin("orders", "list", "--status", "pending", "--older-than", "30", "--oldest-first", "--json")
           )

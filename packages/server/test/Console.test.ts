@@ -818,6 +818,66 @@ for (const target of targets) {
             422
           )
         }))
+
+      it.effect("shows an account's holder and a payment's account by name; lists the price groups", () =>
+        Effect.gen(function*() {
+          const console = yield* newOperator
+          const email = freshEmail()
+          const registered = yield* raw("POST", "/dashboard/v1/register", {
+            body: { name: "Adwoa Sarpong", email, phone: "0541112233", password: PASSWORD }
+          })
+          assert.strictEqual(registered.status, 201)
+          const [id] = (yield* call(console, "GET", `${ADMIN}/accounts?search=${encodeURIComponent(email)}`)).json
+            .accounts.map((a: any) => a.id)
+          const detail = yield* call(console, "GET", `${ADMIN}/accounts/${id}`)
+          assert.deepStrictEqual(detail.json.holder, { name: "Adwoa Sarpong", email, phone: "0541112233" })
+          const made = yield* raw("POST", `${ADMIN}/accounts`, { bearer: ADMIN_TOKEN, body: { name: "No Holder" } })
+          assert.isNull((yield* call(console, "GET", `${ADMIN}/accounts/${made.json.id}`)).json.holder)
+
+          // The holder asks for a manual transfer: the operator sees it under the account's name.
+          const mail = (yield* raw("GET", `${ADMIN}/emails?to=${encodeURIComponent(email)}`, { bearer: ADMIN_TOKEN }))
+            .json.emails[0]
+          const token = /token=([A-Za-z0-9_-]+)/.exec(mail.link)![1]
+          assert.strictEqual((yield* raw("POST", "/dashboard/v1/email/verify", { body: { token } })).status, 200)
+          const session = yield* raw("POST", "/dashboard/v1/session", { body: { email, password: PASSWORD } })
+          const cookie = /bundles_session=([^;]*)/.exec(session.headers["set-cookie"]!)![1]
+          const transfer = yield* raw("POST", "/dashboard/v1/payments", {
+            body: { method: "manual_transfer", amount: 40 },
+            headers: {
+              cookie: `${Session.SESSION_COOKIE}=${cookie}`,
+              [Session.CSRF_HEADER]: session.json.csrf_token,
+              "idempotency-key": `name-${Date.now()}`
+            }
+          })
+          assert.strictEqual(transfer.status, 201, transfer.text)
+          const number = transfer.json.payment.payment_number
+          const waiting = (yield* call(console, "GET", `${ADMIN}/payments?status=pending&method=manual_transfer`)).json
+          assert.strictEqual(
+            waiting.payments.find((p: any) => p.payment_number === number).account_name,
+            "Adwoa Sarpong"
+          )
+          assert.strictEqual((yield* call(console, "GET", `${ADMIN}/payments/${number}`)).json.payment.account_id, id)
+
+          const groups = yield* call(console, "GET", `${ADMIN}/price-groups`)
+          assert.strictEqual(groups.status, 200, groups.text)
+          assert.includeMembers(groups.json.price_groups, ["agent"])
+          assert.deepStrictEqual(groups.json.price_groups, [...groups.json.price_groups].sort())
+        }))
+
+      it.effect("an operator cannot disable themselves (409, nothing changed); the admin token can", () =>
+        Effect.gen(function*() {
+          const console = yield* newOperator
+          const self = yield* call(console, "POST", `${ADMIN}/operators/${console.operatorId}/disable`)
+          assert.strictEqual(self.status, 409, self.text)
+          assert.match(self.json.message, /cannot disable yourself/)
+          assert.strictEqual((yield* call(console, "GET", `${CONSOLE}/session`)).status, 200)
+          assert.deepStrictEqual(yield* actions(`action=operator.disable&target_id=${console.operatorId}`), [])
+          const other = yield* newOperator
+          assert.strictEqual(
+            (yield* call(console, "POST", `${ADMIN}/operators/${other.operatorId}/disable`)).status,
+            200
+          )
+        }))
     })
   })
 }

@@ -3,7 +3,7 @@
  * verification, sign-in and its throttling, sessions and CSRF, payments (simulator and manual
  * transfers, credited once under concurrency), keys, buying, the ledger, sign-out and reset.
  */
-import { DashboardApi, Session } from "@databundle/contract"
+import { DashboardApi, Session, User } from "@databundle/contract"
 import { targets } from "@databundle/core/testing"
 import { HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
 import { assert, describe, layer } from "@effect/vitest"
@@ -177,7 +177,7 @@ for (const target of targets) {
           const client = yield* typedClient(browser)
           const current = yield* client.dashboardSession.current()
           assert.strictEqual(current.csrf_token, browser.csrf)
-          const home = yield* client.dashboardHome.home()
+          const home = yield* client.dashboardHome.home({ urlParams: {} })
           assert.deepStrictEqual(home.recent_orders, [])
           assert.deepStrictEqual(home.attention.map((a) => a.kind), ["low_balance"])
         }))
@@ -423,6 +423,113 @@ for (const target of targets) {
           })
           assert.strictEqual(noReference.status, 422)
           assert.isArray(noReference.json.errors.reference)
+        }))
+
+      it.effect("buys, lists and reads on the test side with mode=test, never touching the live wallet", () =>
+        Effect.gen(function*() {
+          yield* seedCatalog
+          const browser = yield* newUser
+          const live = (yield* call(browser, "GET", "/home")).json
+          assert.deepStrictEqual(live.balance, { main: 0, referral: 0, agent: 0 })
+          // The test side opens with its play money on first use.
+          const test = (yield* call(browser, "GET", "/home?mode=test")).json
+          assert.strictEqual(test.balance.main, 1000)
+          const { networks } = (yield* call(browser, "GET", "/networks")).json
+          const { bundles } = (yield* call(browser, "GET", `/networks/${networks[0].id}/bundles`)).json
+          const bundle = bundles.find((b: any) => b.is_active)
+          const body = { bundle_id: bundle.id, phone_number: "0241112222", reference: "test-1", mode: "test" }
+          const placed = yield* call(browser, "POST", "/orders", { body })
+          assert.strictEqual(placed.status, 200, placed.text)
+          assert.strictEqual(placed.json.wallet_balance, 1000 - bundle.price)
+          const number = placed.json.order.order_number
+          // Only the test side has it; the live wallet is untouched and the live side cannot read it.
+          assert.deepStrictEqual(
+            (yield* call(browser, "GET", "/orders?mode=test")).json.orders.map((o: any) => o.order_number),
+            [number]
+          )
+          assert.deepStrictEqual((yield* call(browser, "GET", "/orders")).json.orders, [])
+          assert.strictEqual((yield* call(browser, "GET", `/orders/${number}`)).status, 404)
+          assert.strictEqual((yield* call(browser, "GET", `/orders/${number}?mode=test`)).status, 200)
+          const testLedger = (yield* call(browser, "GET", "/ledger?mode=test&reason=order")).json
+          assert.strictEqual(testLedger.entries.length, 1)
+          assert.strictEqual((yield* call(browser, "GET", "/ledger")).json.balance.main, 0)
+          // Without money on the live side, the same purchase there is refused with the amounts.
+          const refused = yield* call(browser, "POST", "/orders", { body: { ...body, mode: "live" } })
+          assert.strictEqual(refused.status, 400)
+          assert.strictEqual(refused.json._tag, "InsufficientBalance")
+          assert.strictEqual(refused.json.balance, 0)
+          assert.strictEqual(refused.json.required, bundle.price)
+          assert.strictEqual((yield* call(browser, "GET", "/home?mode=demo")).status, 422)
+        }))
+
+      it.effect("reads numbers as the client does: a fixed line or a bad number refused on its field, once", () =>
+        Effect.gen(function*() {
+          const fixed = yield* register(freshEmail(), { phone: "0301234567" })
+          assert.strictEqual(fixed.status, 422)
+          assert.deepStrictEqual(fixed.json.errors, {
+            phone: ["phone must be a Ghana mobile number, such as 024 123 4567"]
+          })
+          const browser = yield* newUser
+          const payment = yield* call(browser, "POST", "/payments", {
+            body: { method: "mtn_momo", amount: 5, payer_number: "0302345678" },
+            headers: { "idempotency-key": "fixed-line" }
+          })
+          assert.strictEqual(payment.status, 422)
+          assert.deepStrictEqual(Object.keys(payment.json.errors), ["payer_number"])
+          const order = yield* call(browser, "POST", "/orders", {
+            body: { bundle_id: 1, phone_number: "0301234567", reference: "fixed-line" }
+          })
+          assert.strictEqual(order.status, 422)
+          assert.deepStrictEqual(Object.keys(order.json.errors), ["phone_number"])
+          // A nullable URL is told its one rule, not that it "must be null" too.
+          const url = yield* call(browser, "PUT", "/webhook", { body: { url: "not a url" } })
+          assert.strictEqual(url.status, 422)
+          assert.deepStrictEqual(url.json.errors, { url: ["url must be an http or https URL"] })
+          assert.strictEqual(url.json.message, "url must be an http or https URL")
+        }))
+
+      it.effect("tells a suspended holder so: at sign-in (after the password), on an open session, on an API key", () =>
+        Effect.gen(function*() {
+          const browser = yield* newUser
+          const key = (yield* call(browser, "POST", "/keys", { body: { name: "shop" } })).json.api_key
+          const account = (yield* call(browser, "GET", "/session")).json.account.id
+          const admin = yield* adminClient
+          yield* admin.accounts.update({ path: { account_id: account }, payload: { status: "suspended" } })
+
+          const open = yield* call(browser, "GET", "/home")
+          assert.strictEqual(open.status, 401)
+          assert.strictEqual(open.json.message, User.SUSPENDED_MESSAGE)
+          assert.strictEqual(open.json.reason, "account_suspended")
+          const signedIn = yield* signIn(browser.email)
+          assert.strictEqual(signedIn.status, 403)
+          assert.strictEqual(signedIn.json._tag, "AccountSuspended")
+          assert.strictEqual(signedIn.json.message, User.SUSPENDED_MESSAGE)
+          assert.isUndefined(signedIn.headers["set-cookie"], "no session for a suspended account")
+          // A wrong password learns nothing about the account.
+          assert.strictEqual((yield* signIn(browser.email, "not the password")).json._tag, "Unauthorized")
+          yield* Effect.sleep("2100 millis") // The key's cached authentication lives 2 s.
+          const viaKey = yield* raw("GET", "/api/v1/balance", { key })
+          assert.strictEqual(viaKey.status, 401)
+          assert.strictEqual(viaKey.json.message, User.SUSPENDED_MESSAGE)
+          assert.strictEqual(viaKey.json.reason, "account_suspended")
+          assert.strictEqual(
+            (yield* raw("GET", "/api/v1/balance", { key: `${key.slice(0, -1)}x` })).json.message,
+            "Invalid API key"
+          )
+
+          yield* admin.accounts.update({ path: { account_id: account }, payload: { status: "active" } })
+          assert.strictEqual((yield* call(browser, "GET", "/home")).status, 200)
+          assert.strictEqual((yield* raw("GET", "/api/v1/balance", { key })).status, 200)
+        }))
+
+      it.effect("says what truly happened to the email: no SMTP here, so no \"we sent\"", () =>
+        Effect.gen(function*() {
+          const registered = yield* register(freshEmail())
+          assert.strictEqual(registered.status, 201)
+          assert.notMatch(registered.json.message, /we sent|on its way/i)
+          assert.match(registered.json.message, /sends no email/)
+          const forgot = yield* call(undefined, "POST", "/password/forgot", { body: { email: freshEmail() } })
+          assert.match(forgot.json.message, /sends no email/)
         }))
 
       it.effect("throttles sign-in per email and address before the password, without locking out others", () =>

@@ -56,10 +56,10 @@ const figures = (
     h("summary", null, "Show the figures"),
     h(
       "div",
-      { class: "table-wrap", tabindex: "0", role: "region", "aria-label": `${caption}: the figures` },
+      { role: "region", "aria-label": `${caption}: the figures` },
       h(
         "table",
-        null,
+        { class: "figures" },
         h("caption", { class: "muted" }, caption),
         h(
           "thead",

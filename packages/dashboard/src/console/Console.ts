@@ -7,6 +7,7 @@
 import { ApiFailure } from "../Api.js"
 import { start } from "../App.js"
 import { api, client } from "./Endpoints.js"
+import { setMe } from "./Me.js"
 import { CONSOLE_SHELL, pages } from "./Pages.js"
 import { consolePath } from "./Paths.js"
 
@@ -33,6 +34,7 @@ export const boot = async (): Promise<void> => {
     stylesheet()
   ])
   client.setCsrfToken(session?.csrf_token)
+  setMe(session?.operator.id)
   const app = start(document.getElementById("app")!, pages, {
     shell: CONSOLE_SHELL,
     signedIn: session !== undefined,
@@ -42,9 +44,10 @@ export const boot = async (): Promise<void> => {
       client.setCsrfToken(undefined)
     }
   })
-  client.whenSignedOut(() => {
+  client.whenSignedOut((failure) => {
     if (!app.signedIn()) return
     app.setSignedIn(false)
+    app.notice(failure.message)
     app.go(`${consolePath("signIn")}?next=${encodeURIComponent(location.pathname + location.search)}`, {
       replace: true
     })

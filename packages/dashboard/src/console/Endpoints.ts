@@ -37,8 +37,9 @@ type IdempotencyKey = { readonly headers: { readonly "idempotency-key": string }
 /** The console's client: its own CSRF token and sign-out handling. */
 export const client = makeClient(JSON.parse(CONSOLE_ROUTES) as Routes, { signIn: "consoleAccess.signIn" })
 
-const endpoint = <In extends CallOptions, Out>(name: EndpointName) => (options?: In): Promise<Out> =>
-  client.call<Out>(name, options)
+const endpoint =
+  <In extends CallOptions, Out>(name: EndpointName) => (options?: In & Pick<CallOptions, "signal">): Promise<Out> =>
+    client.call<Out>(name, options)
 
 /** Wire types the pages read. */
 export type Session = Wire<typeof C.ConsoleSessionResponse>
@@ -100,6 +101,7 @@ export const api = {
     Wire<typeof A.AdminOrderResponse>
   >("ordersAdmin.resolve"),
   networks: endpoint<{}, Wire<typeof A.AdminNetworksResponse>>("catalogAdmin.networks"),
+  priceGroups: endpoint<{}, Wire<typeof A.PriceGroupsResponse>>("catalogAdmin.priceGroups"),
   updateNetwork: endpoint<
     { readonly path: { readonly network_id: number }; readonly payload: { readonly active: boolean } },
     Wire<typeof A.AdminNetworkResponse>

@@ -1,49 +1,15 @@
-/** What the console's pages share: tables, action buttons that run once, ages. */
+/** What the console's pages share: action buttons that run once, and a link to an account by its name. */
 import { ApiFailure } from "../Api.js"
 import { h } from "../Dom.js"
-
-/** A table in a box that scrolls sideways on a phone; `numeric` columns align right. */
-export const table = (
-  caption: string,
-  columns: ReadonlyArray<string | readonly [label: string, numeric: true]>,
-  rows: ReadonlyArray<ReadonlyArray<Node | string | number | null>>,
-  options: { readonly empty?: string; readonly testId?: string } = {}
-): Node => {
-  if (rows.length === 0) return h("p", { class: "muted" }, options.empty ?? "Nothing to show.")
-  const numeric = columns.map((c) => typeof c !== "string")
-  return h(
-    "div",
-    // Focusable, so a keyboard can scroll a table wider than the screen.
-    { class: "table-wrap", "data-testid": options.testId, tabindex: "0", role: "region", "aria-label": caption },
-    h(
-      "table",
-      null,
-      h("caption", { class: "muted" }, caption),
-      h(
-        "thead",
-        null,
-        h(
-          "tr",
-          null,
-          columns.map((c, i) =>
-            h("th", { scope: "col", class: numeric[i] ? "num" : undefined }, typeof c === "string" ? c : c[0])
-          )
-        )
-      ),
-      h(
-        "tbody",
-        null,
-        rows.map((row) => h("tr", null, row.map((cell, i) => h("td", { class: numeric[i] ? "num" : undefined }, cell))))
-      )
-    )
-  )
-}
+import { PageLeft } from "../Life.js"
+import { consolePath } from "./Paths.js"
 
 /**
  * A button for one change: disabled from the first click until the server answered, with the
  * outcome (or the refusal's message) in a status region beside it, so a double click sends
- * one request. `run` returns the text to show; the button stays disabled after a success when
- * `once` (the change is done: approving a payment, resolving an order).
+ * one request. `confirm` asks first (every destructive change does); `run` returns the text to
+ * show; the button stays disabled after a success when `once` (the change is done: approving
+ * a payment, resolving an order).
  */
 export const actionButton = (
   label: string,
@@ -52,6 +18,8 @@ export const actionButton = (
     readonly kind?: "secondary" | "danger"
     readonly pending: string
     readonly once?: boolean
+    /** The question a destructive change asks first; cancelling changes nothing. */
+    readonly confirm?: () => string
     readonly run: () => Promise<string>
   }
 ): { readonly element: Node; readonly button: HTMLButtonElement } => {
@@ -64,6 +32,7 @@ export const actionButton = (
   let busy = false
   button.addEventListener("click", () => {
     if (busy) return
+    if (options.confirm !== undefined && !confirm(options.confirm())) return
     busy = true
     button.disabled = true
     status.textContent = options.pending
@@ -75,6 +44,7 @@ export const actionButton = (
         if (!options.once) button.disabled = false
       },
       (error: unknown) => {
+        if (error instanceof PageLeft) return
         status.textContent = error instanceof ApiFailure || error instanceof Error ? error.message : String(error)
         status.classList.add("bad")
         button.disabled = false
@@ -87,21 +57,6 @@ export const actionButton = (
   return { element: h("span", { class: "actions" }, button, status), button }
 }
 
-/** How long ago an instant was, in the largest whole unit ("3 min", "2 h", "5 d"). */
-export const age = (iso: string, now = Date.now()): string => {
-  const seconds = Math.max(0, Math.round((now - new Date(iso).getTime()) / 1000))
-  if (seconds < 60) return `${seconds} s`
-  if (seconds < 3600) return `${Math.floor(seconds / 60)} min`
-  if (seconds < 86400) return `${Math.floor(seconds / 3600)} h`
-  return `${Math.floor(seconds / 86400)} d`
-}
-
-/** A query's non-empty values by name. */
-export const queryOf = (query: URLSearchParams, names: ReadonlyArray<string>): Record<string, string> => {
-  const out: Record<string, string> = {}
-  for (const name of names) {
-    const value = query.get(name)
-    if (value) out[name] = value
-  }
-  return out
-}
+/** An account by its name and number, linked to its page. */
+export const accountLink = (id: number, name?: string): Node =>
+  h("a", { href: consolePath("account", { id: String(id) }) }, name === undefined ? `#${id}` : `${name} (#${id})`)

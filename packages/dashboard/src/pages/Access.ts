@@ -1,12 +1,12 @@
 /** The pages before a session: sign in, register, verify the email, reset a forgotten password. */
-import { parsePhone } from "@databundle/client/Phone"
-import { ApiFailure, setCsrfToken } from "../Api.js"
+import { setCsrfToken } from "../Api.js"
 import type { Page } from "../App.js"
 import { demoMailbox } from "../DemoMailbox.js"
 import { h } from "../Dom.js"
 import { api } from "../Endpoints.js"
 import { form } from "../Form.js"
 import { pathOf } from "../Paths.js"
+import { showBalance } from "../TestMode.js"
 
 /** The token of an emailed link: it travels in the fragment, which is never sent to a server. */
 const linkToken = (): string => new URLSearchParams(location.hash.slice(1)).get("token") ?? ""
@@ -16,6 +16,8 @@ export const signIn: Page = {
   public: true,
   guestOnly: true,
   render: ({ app, query }) => {
+    // Why the visitor is here, when a page sent them (their session ended, their account was suspended).
+    const notice = app.takeNotice()
     const signInForm = form({
       label: "Sign in",
       submit: "Sign in",
@@ -24,35 +26,27 @@ export const signIn: Page = {
         { name: "email", label: "Email", type: "email", autocomplete: "username", inputmode: "email" },
         { name: "password", label: "Password", type: "password", autocomplete: "current-password" }
       ],
-      onSubmit: async (values, f) => {
-        try {
-          const session = await api.signIn({ payload: { email: values.email!, password: values.password! } })
-          setCsrfToken(session.csrf_token)
-          app.setSignedIn(true, session.user.name)
-          const next = query.get("next")
-          app.go(next !== null && next.startsWith("/") && !next.startsWith("//") ? next : pathOf("home"))
-        } catch (error) {
-          if (error instanceof ApiFailure && error.tag === "EmailNotVerified") {
-            f.setMessage(`${error.message} Check your inbox for the link, or ask for a new one below.`)
-            return
-          }
-          throw error
-        }
+      onSubmit: async (values) => {
+        const session = await api.signIn({ payload: { email: values.email!, password: values.password! } })
+        setCsrfToken(session.csrf_token)
+        app.setSignedIn(true, session.user.name)
+        showBalance(session.account.balance.main)
+        const next = query.get("next")
+        app.go(next !== null && next.startsWith("/") && !next.startsWith("//") ? next : pathOf("home"))
       }
     })
     return h(
       "div",
       null,
       h("h1", null, "Sign in"),
+      notice === undefined ? null : h("p", { class: "warning", role: "alert" }, notice),
       signInForm.element,
       h(
-        "p",
-        null,
-        h("a", { href: pathOf("register") }, "Create an account"),
-        " · ",
-        h("a", { href: pathOf("resetPassword") }, "Forgot your password?"),
-        " · ",
-        h("a", { href: pathOf("verifyEmail") }, "Resend the verification email")
+        "ul",
+        { class: "plain links" },
+        h("li", null, h("a", { href: pathOf("register") }, "Create an account")),
+        h("li", null, h("a", { href: pathOf("resetPassword") }, "Forgot your password?")),
+        h("li", null, h("a", { href: pathOf("verifyEmail") }, "Resend the verification email"))
       )
     )
   }
@@ -62,7 +56,7 @@ export const register: Page = {
   title: "Create an account",
   public: true,
   guestOnly: true,
-  render: () => {
+  render: ({ life }) => {
     const done = h("div", { role: "status" })
     const registerForm = form({
       label: "Create an account",
@@ -74,9 +68,8 @@ export const register: Page = {
         {
           name: "phone",
           label: "Phone number",
-          type: "tel",
+          phone: true,
           autocomplete: "tel",
-          inputmode: "tel",
           hint: "Your Ghana mobile number, such as 024 123 4567"
         },
         {
@@ -89,20 +82,18 @@ export const register: Page = {
         }
       ],
       onSubmit: async (values) => {
-        // Written as people write it (`024 123 4567`, `+233 24 ...`), sent in the API's form.
-        const phone = parsePhone(values.phone!)?.local ?? values.phone!
-        await api.register({
-          payload: { name: values.name!, email: values.email!, phone, password: values.password! }
+        const answer = await api.register({
+          payload: { name: values.name!, email: values.email!, phone: values.phone!, password: values.password! }
         })
         registerForm.element.hidden = true
+        // What truly happened to the email (sent, in the demo mailbox, or kept for the operators) is the server's to say.
         done.replaceChildren(
-          h("h2", null, "Check your email"),
-          h("p", null, `We sent a link to ${values.email}. Open it to verify your address, then sign in.`),
-          h("p", null, h("a", { href: pathOf("signIn") }, "Sign in")),
-          demoMailbox(values.email!)
+          h("h2", { tabindex: "-1" }, "Almost done: verify your address"),
+          h("p", null, answer.message),
+          h("p", null, h("a", { href: pathOf("signIn"), class: "button" }, "Sign in")),
+          demoMailbox(values.email!, life)
         )
-        done.querySelector("h2")?.setAttribute("tabindex", "-1")
-        ;(done.querySelector("h2") as HTMLElement | null)?.focus()
+        ;(done.querySelector("h2") as HTMLElement).focus()
       }
     })
     return h(
@@ -119,7 +110,7 @@ export const register: Page = {
 export const verifyEmail: Page = {
   title: "Verify your email",
   public: true,
-  render: async () => {
+  render: async ({ life }) => {
     const token = linkToken()
     const parts: Array<Node> = [h("h1", null, "Verify your email")]
     if (token !== "") {
@@ -146,11 +137,11 @@ export const verifyEmail: Page = {
       onSubmit: async (values, f) => {
         const answer = await api.resendVerification({ payload: { email: values.email! } })
         f.setMessage(answer.message, "ok")
-        mailbox.replaceChildren(demoMailbox(values.email!))
+        mailbox.replaceChildren(demoMailbox(values.email!, life))
       }
     })
     const mailbox = h("div")
-    parts.push(h("p", null, "Open the link in the email we sent you, or ask for a new one."), resend.element, mailbox)
+    parts.push(h("p", null, "Open your verification link, or ask for a new one."), resend.element, mailbox)
     return h("div", null, parts)
   }
 }
@@ -158,7 +149,7 @@ export const verifyEmail: Page = {
 export const resetPassword: Page = {
   title: "Reset your password",
   public: true,
-  render: ({ app }) => {
+  render: ({ app, life }) => {
     const token = linkToken()
     if (token === "") {
       const forgot = form({
@@ -169,7 +160,7 @@ export const resetPassword: Page = {
         onSubmit: async (values, f) => {
           const answer = await api.forgotPassword({ payload: { email: values.email! } })
           f.setMessage(answer.message, "ok")
-          mailbox.replaceChildren(demoMailbox(values.email!))
+          mailbox.replaceChildren(demoMailbox(values.email!, life))
         }
       })
       const mailbox = h("div")

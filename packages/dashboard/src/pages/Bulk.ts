@@ -1,58 +1,131 @@
 /**
- * Bulk purchases from a CSV file of `bundle_id,phone_number[,reference]` (a header row naming
- * the columns is optional), with the CLI's never-twice semantics: a row without a reference
- * gets one derived from the batch name, the bundle, the number in the API's form and which
- * occurrence of that pair it is (`b:<batch>:<32 hex of SHA-256>`, the same as `bundles bulk`
- * makes), so the same file uploaded again, from the dashboard or the CLI, finds its rows
- * already bought and buys only the rest. The batch name defaults to the file's name.
+ * Bulk purchases from a spreadsheet, as `bundles bulk` makes them, with the same client module
+ * (`@databundle/client/Bulk`): the file read as spreadsheets save it (commas, semicolons or
+ * tabs, a BOM, CRLF; a workbook refused with how to save it as CSV), every row checked before
+ * anything is bought, each row's reference derived from the batch (the file's name by default)
+ * so the same file again, here or with the CLI, buys only the rows not bought yet.
+ *
+ * 1. Check: every problem of every line at once, nothing bought while there are any.
+ * 2. Review: what the batch already bought, what is left to buy, its total against the main
+ *    wallet; a shortfall says by how much, with the way to fund. Nothing is bought until the
+ *    visitor confirms.
+ * 3. Buy, paced under the rate limit by the `X-RateLimit-*` headers of each answer, as the CLI
+ *    paces: the next order waits for the window instead of being refused, and a 429 all the
+ *    same is waited out and the row tried again (a refused request did nothing: never a
+ *    failed row). No money, no answer or no session stops the run; the same file resumes it.
+ * 4. The summary counts every row once, under what truly became of it, and the results file
+ *    has the CLI's columns. Leaving the page stops the run (the same file resumes it).
  */
+import * as Bulk from "@databundle/client/Bulk"
 import { MAX_PER_PAGE } from "@databundle/client/OrderTerms"
-import { parsePhone } from "@databundle/client/Phone"
 import { ApiFailure } from "../Api.js"
 import type { Page } from "../App.js"
-import { batchPrefix as prefixOf, batchSlug as slug, deriveReference as derive } from "../BatchReference.js"
-import { download, parseCsv, toCsv } from "../Csv.js"
-import { ghs, h, replace } from "../Dom.js"
-import { api, type Bundle, type Order } from "../Endpoints.js"
+import { notEnough } from "../Balances.js"
+import { h, replace } from "../Dom.js"
+import { download } from "../Download.js"
+import { api, type Bundle, type Network, type Order } from "../Endpoints.js"
 import { form } from "../Form.js"
+import type { Life } from "../Life.js"
+import { list } from "../List.js"
+import { pathOf } from "../Paths.js"
+import { showBalance, side, testing } from "../TestMode.js"
+import { capital, count, duration, ghs } from "../Words.js"
 
-interface Row {
-  readonly line: number
-  readonly bundle: Bundle & { readonly network: string }
-  readonly phone: string
-  readonly reference: string
+/** A bundle of the catalogue, priced for the account (cedis), with its network. */
+interface Entry {
+  readonly bundle: Bundle
+  readonly network: Network
 }
 
-interface Outcome {
-  readonly row: Row
-  readonly result: "bought" | "already bought" | "failed"
-  readonly order?: Order
-  readonly message?: string
+type Row = Bulk.Row<Entry>
+type Result = Bulk.Result<number, Entry>
+
+/** What the results say of a row, in a word. */
+const resultWord = (outcome: Bulk.Outcome<number>): string => {
+  switch (outcome._tag) {
+    case "Bought":
+      return outcome.order.status === "failed" ? "failed" : outcome.replayed ? "bought before" : "bought"
+    case "Earlier":
+      return outcome.order.status === "failed" ? "failed" : "bought before"
+    case "Error":
+      return "error"
+    case "NotBought":
+      return "not bought"
+  }
 }
+
+/** The refusals after which the next rows cannot go better: no money, no session, no answer. */
+const stopsTheRun = (error: ApiFailure): boolean =>
+  error.status === 0 || error.status === 401 || error.status === 403 || error.tag === "InsufficientBalance" ||
+  error.status >= 500
+
+/**
+ * The orders of the batch that exist already, by reference: the derived ones by one listing
+ * filtered on the batch's prefix; the file's own references by whichever costs fewer
+ * requests, every page of the account's orders or one lookup per row.
+ */
+const alreadyBought = async (rows: ReadonlyArray<Row>, batch: string, life: Life) => {
+  const found = new Map<string, Order>()
+  const keepFrom = (wanted: ReadonlySet<string>) => (orders: ReadonlyArray<Order>) => {
+    for (const order of orders) {
+      if (order.reference !== null && wanted.has(order.reference)) found.set(order.reference, order)
+    }
+  }
+  const pageThrough = async (filter: Record<string, string>, keep: ReturnType<typeof keepFrom>) => {
+    for (let page = 1, last = 1; page <= last; page++) {
+      const answer = await api.orders({
+        query: { ...filter, ...side(), per_page: MAX_PER_PAGE, page },
+        signal: life.signal
+      })
+      keep(answer.orders)
+      last = answer.pagination.last_page
+    }
+  }
+  const derived = rows.filter((row) => !row.explicit)
+  if (derived.length > 0) {
+    await pageThrough({ reference_prefix: Bulk.batchPrefix(batch) }, keepFrom(new Set(derived.map((r) => r.reference))))
+  }
+  const explicit = rows.filter((row) => row.explicit)
+  if (explicit.length === 0) return found
+  const keep = keepFrom(new Set(explicit.map((r) => r.reference)))
+  const { total } = (await api.orders({ query: { ...side(), per_page: 1 }, signal: life.signal })).pagination
+  if (Math.ceil(total / MAX_PER_PAGE) <= explicit.length) {
+    await pageThrough({}, keep)
+  } else {
+    for (const row of explicit) {
+      keep(
+        (await api.orders({ query: { ...side(), reference: row.reference, per_page: 1 }, signal: life.signal })).orders
+      )
+    }
+  }
+  return found
+}
+
+const issueList = (issues: ReadonlyArray<Bulk.Issue>) =>
+  h("ul", null, issues.map((issue) => h("li", null, `Line ${issue.line}: ${issue.message}`)))
 
 export const bulk: Page = {
   title: "Bulk purchase",
-  render: async () => {
-    const { networks } = await api.networks()
-    const catalogue = new Map<number, Bundle & { readonly network: string }>()
+  render: async ({ life }) => {
+    const { networks } = await api.networks({ signal: life.signal })
+    const byId = new Map<number, Entry>()
     for (const network of networks) {
-      for (const b of (await api.bundles({ path: { network_id: network.id } })).bundles) {
-        catalogue.set(b.id, { ...b, network: network.name })
+      for (const bundle of (await api.bundles({ path: { network_id: network.id }, signal: life.signal })).bundles) {
+        byId.set(bundle.id, { bundle, network })
       }
     }
-    const progress = h("progress", { max: "1", value: "0", hidden: true, "aria-label": "Bulk purchase progress" })
-    const results = h("div", { "aria-live": "polite" })
+    const review = h("div", { "aria-live": "polite" })
     const upload = form({
       label: "Bulk purchase",
-      submit: "Check and buy",
-      pending: "Working through the file…",
+      submit: "Check the file",
+      pending: "Checking every row…",
       fields: [
         {
           name: "file",
           label: "CSV file",
           type: "file",
-          attrs: { accept: ".csv,text/csv" },
-          hint: "Columns: bundle_id, phone_number, and optionally reference"
+          attrs: { accept: ".csv,.txt,text/csv,text/plain" },
+          hint: "Columns bundle_id, phone_number and optionally reference, saved from any spreadsheet"
         },
         {
           name: "batch",
@@ -61,185 +134,304 @@ export const bulk: Page = {
           hint: "Defaults to the file's name. The same file and batch never buy a row twice."
         }
       ],
-      extra: progress,
       onSubmit: async (values, f) => {
+        replace(review)
         const file = (f.input("file") as HTMLInputElement).files?.[0]
         if (!file) return f.showErrors({ file: ["Choose a CSV file"] })
-        const batch = (values.batch?.trim() || file.name.replace(/\.[^.]*$/, "") || file.name).trim()
-        const records = parseCsv(await file.text())
-        const errors: Array<string> = []
-        let data = records
-        let cols = { bundle: 0, phone: 1, reference: 2 as number | undefined }
-        if (records.length > 0 && !/^\d+$/.test(records[0]!.cells[0] ?? "")) {
-          const names = records[0]!.cells.map((c) => c.toLowerCase())
-          const at = (...options: Array<string>) => names.findIndex((n) => options.includes(n))
-          cols = {
-            bundle: at("bundle_id", "bundle"),
-            phone: at("phone_number", "phone", "number"),
-            reference: at("reference")
-          }
-          if (cols.reference === -1) cols.reference = undefined
-          if (cols.bundle < 0 || cols.phone < 0) {
-            errors.push("line 1: the header must name bundle_id and phone_number columns")
-          }
-          data = records.slice(1)
-        }
-        if (data.length === 0) errors.push("the file has no rows")
-        const seen = new Map<string, number>()
-        const rows: Array<Row> = []
-        for (const record of data) {
-          const bundle = catalogue.get(Number(record.cells[cols.bundle] ?? ""))
-          const phone = parsePhone(record.cells[cols.phone] ?? "")
-          const given = cols.reference === undefined ? "" : record.cells[cols.reference] ?? ""
-          if (bundle === undefined) errors.push(`line ${record.line}: no bundle ${record.cells[cols.bundle] ?? ""}`)
-          else if (!bundle.is_active) errors.push(`line ${record.line}: ${bundle.name} cannot be bought now`)
-          if (phone === undefined) {
-            errors.push(`line ${record.line}: "${record.cells[cols.phone] ?? ""}" is not a Ghana mobile number`)
-          }
-          if (bundle === undefined || phone === undefined || !bundle.is_active) continue
-          const key = `${bundle.id}\n${phone.local}`
-          const occurrence = (seen.get(key) ?? 0) + 1
-          seen.set(key, occurrence)
-          rows.push({
-            line: record.line,
-            bundle,
-            phone: phone.local,
-            reference: given !== "" ? given : await derive(batch, bundle.id, phone.local, occurrence)
-          })
-        }
-        if (errors.length > 0) {
-          f.showErrors(
-            { file: errors.slice(0, 20) },
-            `The file was not bought: ${errors.length} problem(s), nothing was charged.`
+        const decoded = Bulk.decodeFile(new Uint8Array(await file.arrayBuffer()), file.name)
+        if (decoded._tag === "Refused") return f.showErrors({ file: [decoded.message] })
+        const batch = (values.batch ?? "").trim() || Bulk.defaultBatch(file.name)
+        const checked = await Bulk.check(decoded.text, byId, batch)
+        if (checked.errors.length > 0) {
+          f.showErrors({ file: [`${count(checked.errors.length, "problem")} in the file: nothing was bought.`] })
+          replace(
+            review,
+            h(
+              "section",
+              { class: "card", "aria-labelledby": "problems", "data-testid": "bulk-problems" },
+              h("h2", { id: "problems" }, `Fix ${count(checked.errors.length, "problem")}, then check the file again`),
+              issueList(checked.errors)
+            )
           )
           return
         }
-        // What the batch already bought: one listing by the batch's reference prefix, then each own reference.
-        const found = new Map<string, Order>()
-        for (let page = 1, last = 1; page <= last; page++) {
-          const answer = await api.orders({
-            query: { reference_prefix: prefixOf(batch), per_page: MAX_PER_PAGE, page }
-          })
-          for (const order of answer.orders) if (order.reference) found.set(order.reference, order)
-          last = answer.pagination.last_page
+        const found = await alreadyBought(checked.rows, batch, life)
+        const conflicts = Bulk.reusedReferences(checked.rows, found)
+        if (conflicts.length > 0) {
+          f.showErrors({ file: [`${count(conflicts.length, "problem")} in the file: nothing was bought.`] })
+          replace(review, h("section", { class: "card", "data-testid": "bulk-problems" }, issueList(conflicts)))
+          return
         }
-        for (const row of rows) {
-          if (row.reference.startsWith(prefixOf(batch)) || found.has(row.reference)) continue
-          const answer = await api.orders({ query: { reference: row.reference, per_page: 1 } })
-          if (answer.orders[0]) found.set(row.reference, answer.orders[0])
-        }
-        const outcomes: Array<Outcome> = []
-        progress.hidden = false
-        progress.max = rows.length
-        for (const [i, row] of rows.entries()) {
-          progress.value = i
-          const earlier = found.get(row.reference)
-          if (earlier) {
-            outcomes.push({ row, result: "already bought", order: earlier })
-            continue
-          }
-          try {
-            const placed = await api.placeOrder({
-              payload: { bundle_id: row.bundle.id, phone_number: row.phone, reference: row.reference }
-            })
-            outcomes.push({ row, result: placed.replayed ? "already bought" : "bought", order: placed.order })
-          } catch (error) {
-            outcomes.push({ row, result: "failed", message: error instanceof Error ? error.message : String(error) })
-            // No money or no answer: stop, and the same upload again resumes here.
-            if (error instanceof ApiFailure && (error.status === 0 || error.tag === "InsufficientBalance")) break
-          }
-        }
-        progress.value = rows.length
-        showResults(batch, outcomes, rows.length)
+        const { balance } = await api.ledger({ query: { ...side(), per_page: 1 }, signal: life.signal })
+        showBalance(balance.main)
+        showReview(batch, checked, found, balance.main)
       }
     })
 
-    const showResults = (batch: string, outcomes: ReadonlyArray<Outcome>, total: number) => {
-      const count = (r: Outcome["result"]) => outcomes.filter((o) => o.result === r).length
-      const button = h("button", { type: "button", class: "secondary" }, "Download results (CSV)")
-      button.addEventListener("click", () =>
-        download(
-          `${slug(batch)}-results.csv`,
-          toCsv(
-            [
-              "line",
-              "bundle_id",
-              "phone_number",
-              "reference",
-              "result",
-              "order_number",
-              "status",
-              "amount_paid",
-              "message"
-            ],
-            outcomes.map((o) => [
-              o.row.line,
-              o.row.bundle.id,
-              o.row.phone,
-              o.row.reference,
-              o.result,
-              o.order?.order_number ?? "",
-              o.order?.status ?? "",
-              o.order ? o.order.amount_paid.toFixed(2) : "",
-              o.message ?? ""
-            ])
-          )
-        ))
+    /** Step 2: what the file holds, what it costs, and the button that buys it. */
+    const showReview = (
+      batch: string,
+      checked: Bulk.Checked<Entry>,
+      found: ReadonlyMap<string, Order>,
+      main: number
+    ) => {
+      const results: Array<Result> = checked.rows.map((row) => {
+        const order = found.get(row.reference)
+        return { row, outcome: order === undefined ? { _tag: "NotBought" } : { _tag: "Earlier", order } }
+      })
+      const toBuy = results.flatMap((result, index) => result.outcome._tag === "NotBought" ? [index] : [])
+      // In pesewas, so a sum of prices is exact.
+      const total = toBuy.reduce((sum, index) => sum + Math.round(results[index]!.row.entry.bundle.price * 100), 0) /
+        100
+      const wallet = testing() ? "test main wallet" : "main wallet"
+      const buyButton = h("button", { type: "button" }, `Buy ${count(toBuy.length, "bundle")} for ${ghs(total)}`)
+      const cancel = h("button", { type: "button", class: "secondary" }, "Cancel")
+      cancel.addEventListener("click", () => {
+        replace(review)
+        upload.element.reset()
+      })
+      buyButton.addEventListener("click", () => {
+        buyButton.disabled = true
+        cancel.disabled = true
+        void buyAll(batch, results, toBuy).catch(() => {})
+      })
       replace(
-        results,
-        h("h2", { tabindex: "-1" }, `Batch ${batch}`),
+        review,
         h(
-          "p",
-          { role: "status", "data-testid": "bulk-summary" },
-          `${total} row(s): ${count("bought")} bought now, ${count("already bought")} already bought, ${
-            count("failed")
-          } failed.`,
-          outcomes.length < total ? ` Stopped after ${outcomes.length}: upload the same file again to go on.` : ""
-        ),
-        button,
-        h(
-          "div",
-          { class: "table-wrap" },
+          "section",
+          { class: "card", "aria-labelledby": "review", "data-testid": "bulk-review" },
+          h("h2", { id: "review", tabindex: "-1" }, `Batch ${batch}`, testing() ? " (test mode)" : ""),
           h(
-            "table",
-            null,
+            "dl",
+            { class: "detail" },
+            h("dt", null, "Rows"),
+            h("dd", null, count(checked.rows.length, "row"), ", all valid"),
+            h("dt", null, "Bought before"),
+            h("dd", null, count(found.size, "row"), found.size > 0 ? " (skipped)" : ""),
+            h("dt", null, "To buy"),
+            h("dd", null, `${count(toBuy.length, "row")} for ${ghs(total)}`),
+            h("dt", null, capital(wallet)),
             h(
-              "thead",
+              "dd",
               null,
-              h("tr", null, ["Line", "Bundle", "Number", "Result", "Order"].map((t) => h("th", { scope: "col" }, t)))
-            ),
-            h(
-              "tbody",
-              null,
-              outcomes.map((o) =>
-                h(
-                  "tr",
-                  null,
-                  h("td", null, o.row.line),
-                  h("td", null, `${o.row.bundle.name} (${ghs(o.row.bundle.price)})`),
-                  h("td", null, o.row.phone),
-                  h("td", null, o.result, o.message ? `: ${o.message}` : ""),
-                  h("td", null, o.order ? `${o.order.order_number} (${o.order.status})` : "")
-                )
-              )
+              h("span", { class: "nowrap" }, ghs(main)),
+              total <= main ? [" → ", h("span", { class: "nowrap" }, `${ghs(main - total)} after`)] : null
             )
-          )
+          ),
+          checked.warnings.length > 0
+            ? h(
+              "details",
+              null,
+              h("summary", null, `${count(checked.warnings.length, "warning")}: worth a look, nothing stops the batch`),
+              issueList(checked.warnings)
+            )
+            : null,
+          toBuy.length === 0
+            ? h(
+              "p",
+              { class: "form-message ok" },
+              "Every row of this batch was bought before: nothing to buy. To buy them again, give another batch name."
+            )
+            : total > main
+            ? notEnough(main, total, testing())
+            : h(
+              "div",
+              null,
+              h(
+                "p",
+                null,
+                "Stay on this page while it buys. Leaving stops it; the same file again carries on where it stopped."
+              ),
+              h("div", { class: "actions" }, buyButton, cancel)
+            )
         )
       )
-      ;(results.querySelector("h2") as HTMLElement).focus()
+      ;(review.querySelector("h2") as HTMLElement).focus()
+    }
+
+    /** Step 3: buys the rows one by one, paced under the rate limit. */
+    const buyAll = async (batch: string, results: Array<Result>, toBuy: ReadonlyArray<number>) => {
+      const pacer = Bulk.makePacer()
+      const progress = h("progress", { max: String(toBuy.length), value: "0", "aria-label": "Bulk purchase progress" })
+      const line = h("p", { role: "status", "data-testid": "bulk-progress" })
+      replace(review, h("section", { class: "card" }, h("h2", null, `Buying batch ${batch}`), progress, line))
+      let done = 0
+      let spent = 0
+      let stoppedBy: string | undefined
+      const say = (extra = "") => {
+        const eta = pacer.eta(toBuy.length - done, Date.now())
+        line.textContent = `${done} of ${count(toBuy.length, "row")} done · ${ghs(spent)} spent${
+          eta === undefined || done === toBuy.length ? "" : ` · about ${duration(eta)} left`
+        }${extra}`
+      }
+      /** Waits `millis`, counting down on the status line, as long as the page lives. */
+      const wait = async (millis: number, why: string) => {
+        const end = Date.now() + millis
+        for (let left = millis; left > 0; left = end - Date.now()) {
+          say(` · ${why}: waiting ${duration(left)}`)
+          await life.sleep(Math.min(left, 1000))
+        }
+      }
+      try {
+        for (const index of toBuy) {
+          say()
+          const delay = pacer.delay(Date.now())
+          if (delay > 0) await wait(delay, `the rate limit allows ${pacer.window()?.limit ?? "?"} orders a minute`)
+          const { row } = results[index]!
+          for (;;) {
+            const started = Date.now()
+            try {
+              const placed = await api.placeOrder({
+                payload: {
+                  bundle_id: row.entry.bundle.id,
+                  phone_number: row.phone,
+                  reference: row.reference,
+                  ...side()
+                },
+                signal: life.signal,
+                onHeaders: (headers) => pacer.saw((name) => headers.get(name), Date.now())
+              })
+              pacer.took(Date.now() - started)
+              results[index] = { row, outcome: { _tag: "Bought", order: placed.order, replayed: placed.replayed } }
+              if (!placed.replayed && placed.order.status !== "failed") spent += placed.order.amount_paid
+              showBalance(placed.wallet_balance)
+              break
+            } catch (error) {
+              if (!(error instanceof ApiFailure)) throw error
+              // Refused for the rate limit: nothing was done; wait as asked and try the row again.
+              if (error.status === 429) {
+                await wait(
+                  Bulk.retryAfterMillis((error.body as { retry_after?: unknown })?.retry_after),
+                  "rate limited"
+                )
+                continue
+              }
+              results[index] = { row, outcome: { _tag: "Error", message: error.message } }
+              if (stopsTheRun(error)) stoppedBy = error.message
+              break
+            }
+          }
+          done++
+          progress.value = done
+          if (stoppedBy !== undefined) break
+        }
+      } finally {
+        if (!life.signal.aborted) showSummary(batch, results, spent, stoppedBy)
+      }
+    }
+
+    /** Step 4: the summary, every row's result, and the results file. */
+    const showSummary = (
+      batch: string,
+      results: ReadonlyArray<Result>,
+      spent: number,
+      stoppedBy: string | undefined
+    ) => {
+      const tally = Bulk.tally(results)
+      const file = h("button", { type: "button", class: "secondary" }, "Download results (CSV)")
+      file.addEventListener("click", () =>
+        download(
+          `${Bulk.batchSlug(batch)}.results.csv`,
+          Bulk.toCsv(
+            Bulk.RESULT_COLUMNS,
+            results.map((result) => {
+              const fields = Bulk.resultFields(result)
+              return Bulk.RESULT_COLUMNS.map((column) =>
+                column === "amount" ? fields.amount?.toFixed(2) : fields[column]
+              )
+            })
+          )
+        ))
+      const ok = tally.errors === 0 && tally.failedOrders === 0 && tally.notBought === 0
+      replace(
+        review,
+        h(
+          "section",
+          { "aria-labelledby": "summary" },
+          h("h2", { id: "summary", tabindex: "-1" }, `Batch ${batch}`, testing() ? " (test mode)" : ""),
+          h(
+            "p",
+            { class: ok ? "form-message ok" : "warning", role: "status", "data-testid": "bulk-summary" },
+            `${count(tally.rows, "row")}: ${tally.boughtNow} bought now (${
+              ghs(spent)
+            }), ${tally.boughtBefore} bought before, ${count(tally.failedOrders, "order")} failed and refunded, ${
+              count(tally.errors, "error")
+            }, ${tally.notBought} not bought.`
+          ),
+          stoppedBy === undefined
+            ? null
+            : h(
+              "p",
+              { class: "form-message", role: "alert" },
+              `The run stopped: ${stoppedBy} Fix that, then check the same file again: rows already bought are skipped.`
+            ),
+          h(
+            "div",
+            { class: "actions" },
+            file,
+            h("a", { href: pathOf("orders"), class: "button secondary" }, "See the orders")
+          ),
+          list({
+            caption: "Every row of the file and what became of it",
+            empty: "No rows.",
+            testId: "bulk-results",
+            rows: results,
+            columns: [
+              { label: "Line", place: "title", cell: (r) => `Line ${r.row.line}` },
+              { label: "Result", place: "badge", cell: (r) => resultStatus(r.outcome) },
+              { label: "Bundle", place: "line", cell: (r) => r.row.entry.bundle.name },
+              { label: "Number", place: "line", cell: (r) => r.row.phone },
+              {
+                label: "Paid",
+                place: "amount",
+                numeric: true,
+                cell: (r) => {
+                  const order = Bulk.orderOf(r.outcome)
+                  return order === undefined ? "—" : ghs(order.amount_paid)
+                }
+              },
+              {
+                label: "Order",
+                cell: (r) => {
+                  const order = Bulk.orderOf(r.outcome)
+                  return order === undefined
+                    ? ""
+                    : h("a", { href: pathOf("order", { number: order.order_number }) }, order.order_number)
+                }
+              },
+              { label: "Message", cell: (r) => r.outcome._tag === "Error" ? r.outcome.message : "" }
+            ]
+          })
+        )
+      )
+      ;(review.querySelector("h2") as HTMLElement).focus()
     }
 
     return h(
       "div",
       null,
-      h("h1", null, "Bulk purchase"),
+      h("h1", null, testing() ? "Bulk purchase (test mode)" : "Bulk purchase"),
       h(
         "p",
         { class: "muted" },
-        "Upload a CSV file of bundle_id,phone_number rows. Every row is checked before anything is bought."
+        "A file of bundle_id and phone_number rows (a header row is optional). Every row is checked, and you see the total, before anything is bought."
       ),
       upload.element,
-      results
+      review
     )
   }
+}
+
+/** A result as a coloured word. */
+const resultStatus = (outcome: Bulk.Outcome<number>): Node => {
+  const word = resultWord(outcome)
+  return h(
+    "span",
+    {
+      class: `status status-${
+        word === "bought" || word === "bought before" ? "successful" : word === "not bought" ? "pending" : "failed"
+      }`
+    },
+    word
+  )
 }

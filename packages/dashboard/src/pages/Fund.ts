@@ -1,55 +1,88 @@
 /**
- * Fund the wallet: mobile money (a prompt on the payer's phone, through the payment port) or
- * a manual transfer the operator approves. Each attempt carries an Idempotency-Key kept until
- * the server answers (`Pending.ts`), so a double click or a reload never pays twice; a pending
- * payment is watched until it settles. A wallet that sends the payer a one-time code (some
- * Telecel Cash ones) gets a field for it; a wrong code shows the gateway's message there.
+ * Fund the (live) wallet: mobile money (a prompt on the payer's phone, through the payment
+ * port) or a manual transfer the operator approves. The form asks only what the chosen method
+ * needs: the paying number for mobile money (read as the client reads numbers), the transfer
+ * note and the instructions for a manual transfer. Each attempt carries an Idempotency-Key kept
+ * until the server answers (`Pending.ts`), so a double click or a reload never pays twice; a
+ * pending payment is watched until it settles, while the page lives. A wallet that sends the
+ * payer a one-time code (some Telecel Cash ones) gets a field for it, there and from the list
+ * of payments, so a payment left waiting for its code can be finished later.
  */
 import { ApiFailure } from "../Api.js"
 import type { Page } from "../App.js"
-import { ghs, h, replace, when } from "../Dom.js"
+import { h, replace } from "../Dom.js"
 import { api, type Payment } from "../Endpoints.js"
 import { form } from "../Form.js"
+import type { Life } from "../Life.js"
+import { list, status } from "../List.js"
 import * as Pending from "../Pending.js"
-import { statusBadge } from "./Home.js"
-
-const paymentLine = (payment: Payment): Node =>
-  h(
-    "li",
-    null,
-    h("strong", null, ghs(payment.amount)),
-    " ",
-    statusBadge(payment.status),
-    " · ",
-    payment.payment_number,
-    " · ",
-    payment.method.replace(/_/g, " "),
-    payment.payer_number ? ` from ${payment.payer_number}` : "",
-    h("br"),
-    h("span", { class: "muted" }, when(payment.created_at)),
-    payment.failure_reason ? h("span", null, ` · ${payment.failure_reason}`) : null,
-    payment.status === "pending" && payment.instructions ? h("p", { class: "hint" }, payment.instructions) : null,
-    payment.awaiting_code ? h("p", { class: "hint" }, payment.code_prompt ?? "") : null
-  )
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+import { showBalance, testing } from "../TestMode.js"
+import { ghs, when } from "../Words.js"
 
 export const fund: Page = {
   title: "Fund your wallet",
-  render: async () => {
-    const [{ methods }, recent] = await Promise.all([api.paymentMethods(), api.payments({ query: { per_page: 10 } })])
-    const list = h("ul", { class: "plain", "aria-live": "polite" })
-    const renderList = (payments: ReadonlyArray<Payment>) =>
-      replace(list, payments.length === 0 ? h("li", { class: "muted" }, "No payments yet.") : payments.map(paymentLine))
-    renderList(recent.payments)
+  render: async ({ life }) => {
+    const [{ methods }, recent] = await Promise.all([
+      api.paymentMethods({ signal: life.signal }),
+      api.payments({ query: { per_page: 10 }, signal: life.signal })
+    ])
+    const labelOf = (method: string) => methods.find((m) => m.method === method)?.label ?? method
     const result = h("div", { role: "status", "aria-live": "polite" })
+    const listBox = h("div")
+
+    const refreshList = async () =>
+      showList((await api.payments({ query: { per_page: 10 }, signal: life.signal })).payments)
+
+    const showList = (payments: ReadonlyArray<Payment>) =>
+      replace(
+        listBox,
+        list({
+          caption: "Your latest payments, newest first",
+          empty: "No payments yet.",
+          testId: "payments",
+          rows: payments,
+          columns: [
+            { label: "Payment", place: "title", cell: (p) => h("span", { class: "id" }, p.payment_number) },
+            { label: "Status", place: "badge", cell: (p) => status(p.awaiting_code ? "pending" : p.status) },
+            {
+              label: "Method",
+              place: "line",
+              cell: (p) => `${labelOf(p.method)}${p.payer_number ? ` from ${p.payer_number}` : ""}`
+            },
+            { label: "Amount", place: "amount", numeric: true, cell: (p) => ghs(p.amount) },
+            { label: "Asked", cell: (p) => when(p.created_at) },
+            {
+              label: "Details",
+              cell: (p) =>
+                p.awaiting_code
+                  ? "Waiting for the one-time code sent to the payer"
+                  : p.failure_reason ?? (p.status === "pending" ? p.instructions ?? "" : "")
+            },
+            {
+              label: "Action",
+              place: "action",
+              cell: (p) => {
+                if (!p.awaiting_code) return null
+                const enter = h(
+                  "button",
+                  { type: "button", "aria-label": `Enter the code for ${p.payment_number}` },
+                  "Enter the code"
+                )
+                enter.addEventListener("click", () => void follow(p, life).catch(() => {}))
+                return enter
+              }
+            }
+          ]
+        })
+      )
+    showList(recent.payments)
 
     /**
      * Asks for the one-time code of a payment that awaits one; resolves with the payment once
      * the code is taken, or once it no longer awaits a code (settled by a callback, expired).
      */
-    const askCode = (payment: Payment) =>
-      new Promise<Payment>((resolve) => {
+    const askCode = (payment: Payment, life: Life) =>
+      new Promise<Payment>((resolve, reject) => {
         let done = false
         const finish = (next: Payment) => {
           if (done) return
@@ -72,13 +105,15 @@ export const fund: Page = {
             try {
               const answer = await api.submitPaymentCode({
                 path: { payment_number: payment.payment_number },
-                payload: { otp: values.otp!.trim() }
+                payload: { otp: values.otp!.trim() },
+                signal: life.signal
               })
               finish(answer.payment)
             } catch (error) {
               // Settled meanwhile (a callback, another tab): show where it ended.
               if (error instanceof ApiFailure && error.status === 409) {
-                return finish((await api.payment({ path: { payment_number: payment.payment_number } })).payment)
+                const now = await api.payment({ path: { payment_number: payment.payment_number }, signal: life.signal })
+                return finish(now.payment)
               }
               // A wrong code: the gateway's message next to the field, once.
               if (error instanceof ApiFailure && error.errors?.["otp"] !== undefined) {
@@ -92,7 +127,7 @@ export const fund: Page = {
           result,
           h(
             "div",
-            null,
+            { class: "card" },
             h(
               "p",
               { class: "warning" },
@@ -107,44 +142,47 @@ export const fund: Page = {
         // The payment can also settle without the code here (a callback, the worker): look now and then.
         void (async () => {
           while (!done) {
-            await sleep(5000)
-            if (done) return
-            const current = (await api.payment({ path: { payment_number: payment.payment_number } }).catch(() =>
-              undefined
-            ))?.payment
-            if (current !== undefined && !current.awaiting_code && !done) finish(current)
+            await life.sleep(5000)
+            const current = (await api.payment({
+              path: { payment_number: payment.payment_number },
+              signal: life.signal
+            }).catch((error: unknown) => {
+              if (life.signal.aborted) throw error
+              return undefined
+            }))?.payment
+            if (current !== undefined && !current.awaiting_code) finish(current)
           }
-        })()
+        })().catch(reject)
       })
 
-    const watch = async (payment: Payment) => {
+    /** Shows a payment's progress until it settles, asking for its code when it needs one. */
+    const follow = async (payment: Payment, life: Life) => {
       let current = payment
       if (current.method === "manual_transfer" && current.status === "pending") {
         replace(
           result,
           h(
-            "p",
+            "div",
             { class: "warning" },
-            `Payment ${current.payment_number} is waiting for your transfer. `,
-            current.instructions ?? ""
+            h("p", null, h("strong", null, `Payment ${current.payment_number} is waiting for your transfer.`)),
+            h("p", null, current.instructions ?? "")
           )
         )
-        renderList((await api.payments({ query: { per_page: 10 } })).payments)
-        return
+        return refreshList()
       }
       // Mobile money answers within a minute or two; the list below keeps the rest.
       for (let i = 0; i < 60 && current.status === "pending"; i++) {
         if (current.awaiting_code) {
-          renderList((await api.payments({ query: { per_page: 10 } })).payments)
-          current = await askCode(current)
+          await refreshList()
+          current = await askCode(current, life)
           continue
         }
         replace(
           result,
           h("p", { class: "warning" }, `Payment ${current.payment_number} is pending. `, current.instructions ?? "")
         )
-        await sleep(2000)
-        current = (await api.payment({ path: { payment_number: current.payment_number } })).payment
+        await life.sleep(2000)
+        current = (await api.payment({ path: { payment_number: current.payment_number }, signal: life.signal })).payment
       }
       replace(
         result,
@@ -166,9 +204,16 @@ export const fund: Page = {
             `Payment ${current.payment_number} is still pending; it is credited once it settles.`
           )
       )
-      renderList((await api.payments({ query: { per_page: 10 } })).payments)
+      if (current.status === "successful" && !testing()) {
+        void api.ledger({ query: { per_page: 1 }, signal: life.signal }).then(
+          (l) => showBalance(l.balance.main),
+          () => {}
+        )
+      }
+      await refreshList()
     }
 
+    const first = methods[0]
     const fundForm = form({
       label: "Fund your wallet",
       submit: "Pay",
@@ -178,38 +223,47 @@ export const fund: Page = {
           name: "method",
           label: "Pay with",
           options: methods.map((m) => ({ value: m.method, label: m.label })),
-          value: methods[0]?.method
+          value: first?.method
         },
         {
           name: "amount",
           label: "Amount (GH₵)",
           type: "number",
           inputmode: "decimal",
-          attrs: { min: "1", step: "0.01" }
+          attrs: { min: String(first?.min_amount ?? 1), max: String(first?.max_amount ?? 10000), step: "0.01" }
         },
         {
           name: "payer_number",
           label: "Mobile money number",
-          type: "tel",
-          inputmode: "tel",
+          phone: true,
           autocomplete: "tel",
           hint: "The number whose wallet pays; you approve the prompt on that phone"
         },
-        { name: "note", label: "Note (manual transfer: your bank reference)", required: false }
+        {
+          name: "note",
+          label: "Transfer note",
+          required: false,
+          hint: "Your bank or transfer reference, so the operators can match your money"
+        }
       ],
+      extra: h("div", { "data-testid": "method-instructions" }),
       onSubmit: async (values) => {
         const info = methods.find((m) => m.method === values.method)
         const payload = {
           method: values.method as Payment["method"],
           amount: Number(values.amount),
           ...(info?.needs_payer_number ? { payer_number: values.payer_number! } : {}),
-          ...(values.note ? { note: values.note } : {})
+          ...(!info?.needs_payer_number && values.note ? { note: values.note } : {})
         }
         const key = Pending.keyFor("payment", payload)
         try {
-          const { payment } = await api.createPayment({ payload, headers: { "idempotency-key": key } })
+          const { payment } = await api.createPayment({
+            payload,
+            headers: { "idempotency-key": key },
+            signal: life.signal
+          })
           Pending.settled("payment", payload)
-          await watch(payment)
+          await follow(payment, life)
         } catch (error) {
           // A refusal changed nothing; no answer at all keeps the key for the retry.
           if (error instanceof ApiFailure && error.status >= 400 && error.status < 500) {
@@ -220,12 +274,25 @@ export const fund: Page = {
       }
     })
     const method = fundForm.input("method")
+    const amount = fundForm.input("amount") as HTMLInputElement
     const payer = fundForm.input("payer_number")
+    const note = fundForm.input("note")
+    const instructions = fundForm.element.querySelector("[data-testid=method-instructions]")!
+    // Only what the chosen method needs: a paying number for mobile money, a note and where to send for a transfer.
     const syncMethod = () => {
       const info = methods.find((m) => m.method === method.value)
-      const row = payer.closest(".field") as HTMLElement
-      row.hidden = !info?.needs_payer_number
-      payer.required = info?.needs_payer_number ?? false
+      const momo = info?.needs_payer_number ?? false
+      ;(payer.closest(".field") as HTMLElement).hidden = !momo
+      payer.required = momo
+      ;(note.closest(".field") as HTMLElement).hidden = momo
+      if (info !== undefined) {
+        amount.min = String(info.min_amount)
+        amount.max = String(info.max_amount)
+      }
+      replace(
+        instructions,
+        !momo && info?.instructions ? h("p", { class: "hint" }, info.instructions) : null
+      )
     }
     method.addEventListener("change", syncMethod)
     syncMethod()
@@ -233,11 +300,17 @@ export const fund: Page = {
       "div",
       null,
       h("h1", null, "Fund your wallet"),
-      h("p", { class: "muted" }, "Money paid in goes to your main wallet, from which orders are paid."),
+      testing()
+        ? h(
+          "p",
+          { class: "warning" },
+          "Payments always fund your live main wallet with real money. The test wallet is play money the operators refill."
+        )
+        : h("p", { class: "muted" }, "Money paid in goes to your main wallet, from which orders are paid."),
       fundForm.element,
       result,
       h("h2", null, "Recent payments"),
-      list
+      listBox
     )
   }
 }

@@ -3,56 +3,61 @@
  * copy button), list with their modes, revoke.
  */
 import type { Page } from "../App.js"
-import { h, replace, when } from "../Dom.js"
+import { h, replace } from "../Dom.js"
 import { api, type Key } from "../Endpoints.js"
 import { changePasswordForm, form } from "../Form.js"
+import { list as listOf, status } from "../List.js"
+import { testing } from "../TestMode.js"
+import { when } from "../Words.js"
 
 export const keys: Page = {
   title: "API keys",
-  render: async () => {
+  render: async ({ life }) => {
     const list = h("div")
     const shown = h("div", { "aria-live": "polite" })
-    const load = async () => renderKeys((await api.keys()).keys)
+    const load = async () => renderKeys((await api.keys({ signal: life.signal })).keys)
     const renderKeys = (all: ReadonlyArray<Key>) =>
       replace(
         list,
-        all.length === 0
-          ? h("p", { class: "muted" }, "No keys yet.")
-          : h(
-            "ul",
-            { class: "plain" },
-            all.map((key) => {
-              const revoke = h("button", { type: "button", class: "danger" }, "Revoke")
-              revoke.setAttribute("aria-label", `Revoke ${key.name ?? key.prefix}`)
-              revoke.addEventListener("click", async () => {
-                if (!confirm(`Revoke ${key.name ?? key.prefix}? Programs using it stop working at once.`)) return
-                revoke.disabled = true
-                revoke.textContent = "Revoking…"
-                try {
-                  await api.revokeKey({ path: { key_id: key.id } })
-                } finally {
-                  await load()
-                }
-              })
-              return h(
-                "li",
-                null,
-                h("strong", null, key.name ?? "(no name)"),
-                " ",
-                h("span", { class: `mode mode-${key.mode}` }, key.mode === "test" ? "Test" : "Live"),
-                " ",
-                h("code", null, `${key.prefix}…`),
-                h("br"),
-                h(
-                  "span",
-                  { class: "muted" },
-                  `Created ${when(key.created_at)} · last used ${key.last_used_at ? when(key.last_used_at) : "never"}`,
-                  key.revoked_at ? ` · revoked ${when(key.revoked_at)}` : ""
-                ),
-                key.revoked_at ? null : h("div", null, revoke)
-              )
-            })
-          )
+        listOf({
+          caption: "Your API keys, newest first",
+          empty: "No keys yet.",
+          testId: "keys",
+          rows: all,
+          columns: [
+            { label: "Name", place: "title", cell: (key) => key.name ?? "(no name)" },
+            {
+              label: "Mode",
+              place: "badge",
+              cell: (key) => h("span", { class: `mode mode-${key.mode}` }, key.mode === "test" ? "Test" : "Live")
+            },
+            { label: "Key", place: "line", cell: (key) => h("code", null, `${key.prefix}…`) },
+            { label: "State", place: "amount", cell: (key) => status(key.revoked_at ? "revoked" : "active") },
+            { label: "Created", cell: (key) => when(key.created_at) },
+            { label: "Last used", cell: (key) => key.last_used_at ? when(key.last_used_at) : "never" },
+            { label: "Revoked", cell: (key) => key.revoked_at ? when(key.revoked_at) : "" },
+            {
+              label: "Action",
+              place: "action",
+              cell: (key) => {
+                if (key.revoked_at) return null
+                const revoke = h("button", { type: "button", class: "danger" }, "Revoke")
+                revoke.setAttribute("aria-label", `Revoke ${key.name ?? key.prefix}`)
+                revoke.addEventListener("click", async () => {
+                  if (!confirm(`Revoke ${key.name ?? key.prefix}? Programs using it stop working at once.`)) return
+                  revoke.disabled = true
+                  revoke.textContent = "Revoking…"
+                  try {
+                    await api.revokeKey({ path: { key_id: key.id }, signal: life.signal })
+                  } finally {
+                    await load()
+                  }
+                })
+                return revoke
+              }
+            }
+          ]
+        })
       )
     const create = form({
       label: "Create an API key",
@@ -67,13 +72,14 @@ export const keys: Page = {
             { value: "live", label: "Live: real orders from your wallet" },
             { value: "test", label: "Test: simulated orders from a test wallet of play money" }
           ],
-          value: "live",
+          value: testing() ? "test" : "live",
           hint: "Build and test your integration with a test key, then switch to a live key."
         }
       ],
       onSubmit: async (values, f) => {
         const created = await api.createKey({
-          payload: { name: values.name!, mode: values.mode === "test" ? "test" : "live" }
+          payload: { name: values.name!, mode: values.mode === "test" ? "test" : "live" },
+          signal: life.signal
         })
         f.element.reset()
         const copy = h("button", { type: "button", class: "secondary" }, "Copy key")

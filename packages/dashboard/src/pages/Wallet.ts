@@ -1,29 +1,37 @@
-/** The wallet: balances and the ledger, with the API's filters. */
+/** The wallet (of the side shown): balances and the ledger, with the API's filters. */
 import type { Page } from "../App.js"
-import { ghs, h, when } from "../Dom.js"
+import { balances } from "../Balances.js"
+import { h } from "../Dom.js"
 import { api } from "../Endpoints.js"
+import { ledgerList } from "../LedgerList.js"
+import { filters, pageOf, pager, queryOf } from "../List.js"
 import { pathOf } from "../Paths.js"
-import { balances } from "./Home.js"
-import { filterForm, pager } from "./Orders.js"
+import { showBalance, side, testing } from "../TestMode.js"
+import { count } from "../Words.js"
 
 export const wallet: Page = {
   title: "Wallet",
-  render: async ({ app, query }) => {
-    const filters: Record<string, string> = {}
-    for (const name of ["wallet", "reason", "from", "to"]) {
-      const value = query.get(name)
-      if (value) filters[name] = value
-    }
-    const page = Number(query.get("page") ?? "1") || 1
-    const answer = await api.ledger({ query: { ...filters, page, per_page: 20 } })
+  render: async ({ app, life, query }) => {
+    const answer = await api.ledger({
+      query: { ...queryOf(query, ["wallet", "reason", "from", "to"]), ...side(), page: pageOf(query), per_page: 20 },
+      signal: life.signal
+    })
+    showBalance(answer.balance.main)
     const any = { value: "", label: "Any" }
     return h(
       "div",
       null,
-      h("h1", null, "Wallet"),
-      balances(answer.balance),
+      h("h1", null, testing() ? "Wallet (test mode)" : "Wallet"),
+      balances(answer.balance, testing()),
+      testing()
+        ? h(
+          "p",
+          { class: "muted" },
+          "The test wallet holds play money; the operators refill it. Test orders pay from it."
+        )
+        : h("p", null, h("a", { href: pathOf("fund"), class: "button" }, "Fund your wallet")),
       h("h2", null, "Ledger"),
-      filterForm(app.go, pathOf("wallet"), query, [
+      filters(app.go, pathOf("wallet"), query, [
         {
           name: "wallet",
           label: "Wallet",
@@ -46,54 +54,11 @@ export const wallet: Page = {
         { name: "from", label: "From", type: "date" },
         { name: "to", label: "To", type: "date" }
       ]),
-      answer.entries.length === 0
-        ? h("p", { class: "muted" }, "No entries.")
-        : h(
-          "div",
-          { class: "table-wrap" },
-          h(
-            "table",
-            null,
-            h("caption", { class: "muted" }, "Wallet movements, newest first"),
-            h(
-              "thead",
-              null,
-              h(
-                "tr",
-                null,
-                h("th", { scope: "col" }, "When"),
-                h("th", { scope: "col" }, "Wallet"),
-                h("th", { scope: "col" }, "What"),
-                h("th", { scope: "col", class: "num" }, "Amount"),
-                h("th", { scope: "col", class: "num" }, "Balance")
-              )
-            ),
-            h(
-              "tbody",
-              null,
-              answer.entries.map((entry) =>
-                h(
-                  "tr",
-                  null,
-                  h("td", null, when(entry.created_at)),
-                  h("td", null, entry.wallet),
-                  h(
-                    "td",
-                    null,
-                    entry.reason,
-                    entry.order_number
-                      ? [" ", h("a", { href: pathOf("order", { number: entry.order_number }) }, entry.order_number)]
-                      : null,
-                    entry.payment_number ? ` ${entry.payment_number}` : "",
-                    entry.note ? h("span", { class: "muted" }, ` · ${entry.note}`) : null
-                  ),
-                  h("td", { class: "num" }, ghs(entry.amount)),
-                  h("td", { class: "num" }, ghs(entry.balance_after))
-                )
-              )
-            )
-          )
-        ),
+      h("p", { class: "count" }, count(answer.pagination.total, "movement")),
+      ledgerList(answer.entries, {
+        caption: "Wallet movements, newest first",
+        orderHref: (number) => pathOf("order", { number })
+      }),
       pager(pathOf("wallet"), query, answer.pagination.current_page, answer.pagination.last_page)
     )
   }

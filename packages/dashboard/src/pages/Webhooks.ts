@@ -1,25 +1,27 @@
 /** Webhooks: the URL, the signing secret (reveal, rotate), a test event, the delivery log and resend. */
 import type { Page } from "../App.js"
-import { h, replace, when } from "../Dom.js"
+import { h, replace } from "../Dom.js"
 import { api, type Delivery } from "../Endpoints.js"
 import { form } from "../Form.js"
-import { statusBadge } from "./Home.js"
+import { PageLeft } from "../Life.js"
+import { list, status } from "../List.js"
+import { count, when } from "../Words.js"
 
 export const webhooks: Page = {
   title: "Webhooks",
-  render: async () => {
-    const settings = await api.webhook()
+  render: async ({ life }) => {
+    const settings = await api.webhook({ signal: life.signal })
     const log = h("div", { "aria-live": "polite" })
     const secretBox = h("div")
 
-    const deliveryItem = (d: Delivery) => {
+    const resendButton = (d: Delivery) => {
       const resend = h("button", { type: "button", class: "secondary" }, "Resend")
       resend.setAttribute("aria-label", `Resend ${d.event_type} ${d.id}`)
       resend.addEventListener("click", async () => {
         resend.disabled = true
         resend.textContent = "Resending…"
         try {
-          await api.resend({ path: { event_id: d.id } })
+          await api.resend({ path: { event_id: d.id }, signal: life.signal })
         } catch (error) {
           replace(
             secretBox,
@@ -29,32 +31,36 @@ export const webhooks: Page = {
           await loadLog()
         }
       })
-      return h(
-        "li",
-        null,
-        h("strong", null, d.event_type),
-        " ",
-        statusBadge(d.state),
-        h("br"),
-        h(
-          "span",
-          { class: "muted" },
-          `${d.id} · ${when(d.created_at)} · ${d.attempts} attempt(s)`,
-          d.last_attempt_at ? ` · last ${when(d.last_attempt_at)}` : "",
-          d.last_status !== null ? ` · status ${d.last_status}` : "",
-          d.last_error ? ` · ${d.last_error}` : "",
-          d.next_attempt_at ? ` · next retry ${when(d.next_attempt_at)}` : ""
-        ),
-        h("div", null, resend)
-      )
+      return resend
     }
     const loadLog = async () => {
-      const answer = await api.deliveries({ query: { per_page: 20 } })
+      const answer = await api.deliveries({ query: { per_page: 20 }, signal: life.signal })
       replace(
         log,
-        answer.deliveries.length === 0
-          ? h("p", { class: "muted" }, "No deliveries yet.")
-          : h("ul", { class: "plain", "data-testid": "deliveries" }, answer.deliveries.map(deliveryItem))
+        list({
+          caption: "Deliveries, newest first",
+          empty: "No deliveries yet.",
+          testId: "deliveries",
+          rows: answer.deliveries,
+          columns: [
+            { label: "Event", place: "title", cell: (d) => d.event_type },
+            { label: "State", place: "badge", cell: (d) => status(d.state) },
+            { label: "Created", place: "line", cell: (d) => when(d.created_at) },
+            { label: "Attempts", numeric: true, cell: (d) => count(d.attempts, "attempt") },
+            {
+              label: "Last answer",
+              cell: (d) =>
+                [
+                  d.last_status !== null ? `HTTP ${d.last_status}` : "",
+                  d.last_error ?? "",
+                  d.last_attempt_at ? when(d.last_attempt_at) : ""
+                ].filter((part) => part !== "").join(" · ") || "—"
+            },
+            { label: "Next retry", cell: (d) => (d.next_attempt_at ? when(d.next_attempt_at) : "") },
+            { label: "Event id", cell: (d) => h("code", null, d.id) },
+            { label: "Action", place: "action", cell: resendButton }
+          ]
+        })
       )
     }
 
@@ -79,7 +85,10 @@ export const webhooks: Page = {
         hint: "An https:// address that receives order events. Leave empty to stop deliveries."
       }],
       onSubmit: async (values, f) => {
-        const saved = await api.setWebhook({ payload: { url: values.url === "" ? null : values.url! } })
+        const saved = await api.setWebhook({
+          payload: { url: values.url === "" ? null : values.url! },
+          signal: life.signal
+        })
         f.setMessage(saved.url === null ? "Deliveries are off." : "Saved.", "ok")
         controls.hidden = !saved.has_secret
       }
@@ -93,6 +102,7 @@ export const webhooks: Page = {
         try {
           await run(b)
         } catch (error) {
+          if (error instanceof PageLeft) return
           replace(
             secretBox,
             h("p", { class: "form-message", role: "alert" }, error instanceof Error ? error.message : String(error))
@@ -111,17 +121,31 @@ export const webhooks: Page = {
     )
     const controls = h(
       "div",
-      { class: "actions", hidden: !settings.has_secret },
-      button("Reveal secret", async () => showSecret((await api.revealSecret()).secret, false)),
-      button("Rotate secret", async () => {
-        if (!confirm("Rotate the signing secret? Your receiver must use the new one from now on.")) return
-        showSecret((await api.rotateSecret()).secret, true)
-      }, "danger"),
-      testType,
-      button("Send test event", async () => {
-        await api.sendTest({ payload: { type: testType.value as "order.successful" } })
-        await loadLog()
-      })
+      { hidden: !settings.has_secret },
+      h("h2", null, "Signing secret"),
+      h(
+        "div",
+        { class: "actions" },
+        button(
+          "Reveal secret",
+          async () => showSecret((await api.revealSecret({ signal: life.signal })).secret, false)
+        ),
+        button("Rotate secret", async () => {
+          if (!confirm("Rotate the signing secret? Your receiver must use the new one from now on.")) return
+          showSecret((await api.rotateSecret({ signal: life.signal })).secret, true)
+        }, "danger")
+      ),
+      secretBox,
+      h("h2", null, "Test event"),
+      h(
+        "div",
+        { class: "actions test-event" },
+        testType,
+        button("Send test event", async () => {
+          await api.sendTest({ payload: { type: testType.value as "order.successful" }, signal: life.signal })
+          await loadLog()
+        })
+      )
     )
     const refresh = button("Refresh", loadLog)
     await loadLog()
@@ -131,7 +155,6 @@ export const webhooks: Page = {
       h("h1", null, "Webhooks"),
       urlForm.element,
       controls,
-      secretBox,
       h("h2", null, "Delivery log"),
       refresh,
       log

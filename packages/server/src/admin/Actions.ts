@@ -55,6 +55,6 @@ export const actions = Command.make("actions", {
     ({ actions, pagination }) =>
       actions.length === 0 ? ["No actions."] : [
         ...actions.map((line) => `${date(line.at)}  ${who(line)}  ${line.action}  ${line.summary}`),
-        pageLine(pagination, "actions")
+        pageLine(pagination, "action")
       ]
   )).pipe(Command.withDescription("The action log: every change made through the admin API, newest first"))

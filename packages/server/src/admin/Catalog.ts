@@ -73,9 +73,9 @@ const catalogImport = Command.make("import", {
         ["bundles", summary.bundles]
       ], s)),
       ...(summary.changes === undefined ? [] : summary.changes.length === 0
-        ? ["The import would change nothing."]
+        ? [options.dryRun ? "The import would change nothing." : "The import changed nothing."]
         : [
-          "The import would:",
+          options.dryRun ? "The import would:" : "The import did:",
           ...indented(summary.changes.map((change) => `${change.action} ${kinds[change.kind]} ${change.key}`))
         ])
     ]

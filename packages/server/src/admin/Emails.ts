@@ -69,7 +69,7 @@ export const emails = Command.make("emails", {
           `  ${statusLine(mail)}`,
           ...(mail.link === null ? [] : [`  ${mail.link}`])
         ]),
-        pageLine(pagination, "emails")
+        pageLine(pagination, "email")
       ]
   )).pipe(
     Command.withDescription("Email sent to dashboard users (verification and reset links), newest first"),

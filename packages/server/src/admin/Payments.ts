@@ -70,7 +70,7 @@ const paymentsList = Command.make("list", {
           payments,
           s
         ),
-        pageLine(pagination, "payments")
+        pageLine(pagination, "payment")
       ]
   )).pipe(Command.withDescription("Payments of every account, newest first"))
 

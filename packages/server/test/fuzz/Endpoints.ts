@@ -116,6 +116,9 @@ export const pageParams = (maxPerPage: number): ReadonlyArray<QueryParam> => [
   { name: "per_page", good: fc.integer({ min: 1, max: maxPerPage }).map(String), bad: badIntText(1, maxPerPage) }
 ]
 
+/** The sides of an account the dashboard acts on. */
+const MODES = ["live", "test"]
+
 export const enumParam = (name: string, values: ReadonlyArray<string>): QueryParam => ({
   name,
   good: fc.constantFrom(...values),
@@ -439,9 +442,11 @@ const dashboardData = (w: World): Readonly<Record<string, Data>> => {
         "no active network"
       )
     },
+    [`GET ${DASHBOARD}/home`]: { query: [enumParam("mode", MODES)] },
     [`POST ${DASHBOARD}/orders`]: { body: dashboardPlaceBody(w) },
     [`GET ${DASHBOARD}/orders`]: {
       query: [
+        enumParam("mode", MODES),
         ...pageParams(Order.MAX_PER_PAGE),
         enumParam("status", ["pending", "successful", "failed"]),
         { name: "reference", good: goodReference, bad: badReferenceText },
@@ -452,6 +457,8 @@ const dashboardData = (w: World): Readonly<Record<string, Data>> => {
       ]
     },
     [`GET ${DASHBOARD}/orders/:order_number`]: {
+      // The order is a live one: on the test side it is not found.
+      query: [enumParam("mode", ["live"])],
       good: oneParam("order_number", fc.constant(h.orderNumber), "order"),
       bad: oneParam(
         "order_number",
@@ -461,6 +468,7 @@ const dashboardData = (w: World): Readonly<Record<string, Data>> => {
     },
     [`GET ${DASHBOARD}/ledger`]: {
       query: [
+        enumParam("mode", MODES),
         ...pageParams(Order.MAX_PER_PAGE),
         enumParam("wallet", WALLETS),
         enumParam("reason", ["funding", "adjustment", "order", "refund"]),

@@ -4,25 +4,29 @@
  * and reactivate, the price group, per-account limit overrides.
  */
 import type { Page } from "../../App.js"
-import { ghs, h, replace, when } from "../../Dom.js"
+import { balances } from "../../Balances.js"
+import { h } from "../../Dom.js"
 import { form } from "../../Form.js"
-import { balances, statusBadge } from "../../pages/Home.js"
-import { filterForm, pager } from "../../pages/Orders.js"
+import { ledgerList } from "../../LedgerList.js"
+import type { Life } from "../../Life.js"
+import { filters, list, pageOf, pager, queryOf, status } from "../../List.js"
+import { count, ghs, when } from "../../Words.js"
 import { type AccountDetail, api } from "../Endpoints.js"
 import { consolePath } from "../Paths.js"
-import { actionButton, queryOf, table } from "../Ui.js"
+import { accountLink, actionButton } from "../Ui.js"
 
 export const accounts: Page = {
   title: "Accounts",
-  render: async ({ app, query }) => {
-    const filters = queryOf(query, ["search", "status"])
-    const page = Number(query.get("page") ?? "1") || 1
-    const answer = await api.accounts({ query: { ...filters, page, per_page: 25 } })
+  render: async ({ app, life, query }) => {
+    const answer = await api.accounts({
+      query: { ...queryOf(query, ["search", "status"]), page: pageOf(query), per_page: 25 },
+      signal: life.signal
+    })
     return h(
       "div",
       null,
       h("h1", null, "Accounts"),
-      filterForm(app.go, consolePath("accounts"), query, [
+      filters(app.go, consolePath("accounts"), query, [
         { name: "search", label: "Search", type: "search", hint: "Name, email, phone or account number" },
         {
           name: "status",
@@ -33,19 +37,20 @@ export const accounts: Page = {
           }]
         }
       ]),
-      h("p", { class: "muted" }, `${answer.pagination.total} account(s)`),
-      table(
-        "Accounts",
-        ["Account", "Name", "Status", "Price group", ["Main balance", true]],
-        answer.accounts.map((a) => [
-          h("a", { href: consolePath("account", { id: String(a.id) }) }, `#${a.id}`),
-          a.name,
-          statusBadge(a.status),
-          a.price_group ?? "default",
-          ghs(a.balance.main)
-        ]),
-        { empty: "No account matches.", testId: "accounts" }
-      ),
+      h("p", { class: "count" }, count(answer.pagination.total, "account")),
+      list({
+        caption: "Accounts, oldest first",
+        empty: "No account matches.",
+        testId: "accounts",
+        rows: answer.accounts,
+        columns: [
+          { label: "Account", place: "title", cell: (a) => accountLink(a.id, a.name) },
+          { label: "Status", place: "badge", cell: (a) => status(a.status) },
+          { label: "Price group", place: "line", cell: (a) => `${a.price_group ?? "default"} prices` },
+          { label: "Main balance", place: "amount", numeric: true, cell: (a) => ghs(a.balance.main) },
+          { label: "Since", cell: (a) => when(a.created_at) }
+        ]
+      }),
       pager(consolePath("accounts"), query, answer.pagination.current_page, answer.pagination.last_page)
     )
   }
@@ -57,25 +62,32 @@ const LIMIT_SCOPES = [
   ["balance", "Balance checks a minute"]
 ] as const
 
-/** The settings forms of one account; each change re-renders the page with the answer. */
-const settings = (detail: AccountDetail, reload: () => void): Node => {
+/** The settings forms of one account; a change of status shows the page again with the answer. */
+const settings = (
+  detail: AccountDetail,
+  groups: ReadonlyArray<string>,
+  reload: () => void,
+  life: Life
+): Node => {
   const suspended = detail.status === "suspended"
-  const status = actionButton(suspended ? "Reactivate the account" : "Suspend the account", {
+  const toggle = actionButton(suspended ? "Reactivate the account" : "Suspend the account", {
     kind: suspended ? "secondary" : "danger",
     pending: suspended ? "Reactivating…" : "Suspending…",
     once: true,
+    ...(suspended ? {} : {
+      confirm: () => `Suspend ${detail.name}? Its holder cannot sign in and its API keys stop working at once.`
+    }),
     run: async () => {
-      if (!suspended && !confirm(`Suspend ${detail.name}? Its API keys stop working at once.`)) {
-        throw new Error("Not suspended.")
-      }
       await api.updateAccount({
         path: { account_id: detail.id },
-        payload: { status: suspended ? "active" : "suspended" }
+        payload: { status: suspended ? "active" : "suspended" },
+        signal: life.signal
       })
-      setTimeout(reload, 600)
+      life.sleep(600).then(reload, () => {})
       return suspended ? "Reactivated." : "Suspended: its API keys are refused from now on."
     }
   })
+  // The groups the catalogue has; an account's group outside them (none) cannot be typed in by mistake.
   const group = form({
     label: "Price group",
     submit: "Save price group",
@@ -84,13 +96,15 @@ const settings = (detail: AccountDetail, reload: () => void): Node => {
       name: "price_group",
       label: "Price group",
       required: false,
+      options: [{ value: "", label: "Default prices" }, ...groups.map((g) => ({ value: g, label: g }))],
       value: detail.price_group ?? "",
-      hint: "Empty: the default prices."
+      hint: "The prices this account buys at; groups are made by catalogue imports."
     }],
     onSubmit: async (values, f) => {
       const answer = await api.updateAccount({
         path: { account_id: detail.id },
-        payload: { price_group: values.price_group!.trim() === "" ? null : values.price_group!.trim() }
+        payload: { price_group: values.price_group === "" ? null : values.price_group! },
+        signal: life.signal
       })
       f.setMessage(`Saved: ${answer.price_group ?? "default"} prices.`, "ok")
     }
@@ -112,7 +126,7 @@ const settings = (detail: AccountDetail, reload: () => void): Node => {
     onSubmit: async (values, f) => {
       const patch: Record<string, number | null> = {}
       for (const [scope] of LIMIT_SCOPES) patch[scope] = values[scope] === "" ? null : Number(values[scope])
-      await api.updateAccount({ path: { account_id: detail.id }, payload: { limits: patch } })
+      await api.updateAccount({ path: { account_id: detail.id }, payload: { limits: patch }, signal: life.signal })
       f.setMessage("Saved.", "ok")
     }
   })
@@ -120,9 +134,9 @@ const settings = (detail: AccountDetail, reload: () => void): Node => {
     "div",
     null,
     h("h2", null, "Status"),
-    h("p", null, "This account is ", statusBadge(detail.status), "."),
-    status.element,
-    h("h2", null, "Price group"),
+    h("p", null, "This account is ", status(detail.status), "."),
+    toggle.element,
+    h("h2", null, "Prices"),
     group.element,
     h("h2", null, "Limits"),
     limits.element
@@ -131,80 +145,79 @@ const settings = (detail: AccountDetail, reload: () => void): Node => {
 
 export const account: Page = {
   title: "Account",
-  render: async ({ params, query, app }) => {
+  render: async ({ app, life, params, query }) => {
     const id = Number(params.id)
-    const page = Number(query.get("page") ?? "1") || 1
-    const [detail, ledger, health] = await Promise.all([
-      api.account({ path: { account_id: id } }),
-      api.ledger({ path: { account_id: id }, query: { page, per_page: 20 } }),
-      api.webhooks().then((answer) => answer.endpoints.find((e) => e.account_id === id)).catch(() => undefined)
-    ])
-    const reload = () => app.go(location.pathname + location.search, { replace: true })
-    const webhook = h("div")
-    replace(
-      webhook,
-      h(
-        "dl",
-        { class: "detail card" },
-        h("dt", null, "URL"),
-        h("dd", null, detail.webhook_url ?? "none (deliveries off)"),
-        h("dt", null, "Waiting"),
-        h("dd", null, String(health?.backlog ?? 0)),
-        h("dt", null, "Failing since"),
-        h("dd", null, when(health?.failing_since)),
-        h("dt", null, "Abandoned"),
-        h("dd", null, String(health?.abandoned ?? 0)),
-        h("dt", null, "Last answer"),
-        h("dd", null, health?.last_status ? `HTTP ${health.last_status} at ${when(health.last_attempt_at)}` : "—")
+    const { signal } = life
+    const [detail, ledger, health, groups] = await Promise.all([
+      api.account({ path: { account_id: id }, signal }),
+      api.ledger({ path: { account_id: id }, query: { page: pageOf(query), per_page: 20 }, signal }),
+      api.webhooks({ signal }).then((answer) => answer.endpoints.find((e) => e.account_id === id)).catch(() =>
+        undefined
       ),
-      (health?.abandoned ?? 0) > 0
-        ? h("p", null, h("a", { href: `${consolePath("webhooks")}?account=${id}` }, "Abandoned events and resend"))
-        : null
-    )
+      api.priceGroups({ signal }).then((answer) => answer.price_groups)
+    ])
+    const reload = () => app.reload()
+    const row = (label: string, value: Node | string) => [h("dt", null, label), h("dd", null, value)]
+    const holder = detail.holder
     return h(
       "div",
       null,
-      h("h1", null, `Account #${detail.id}: ${detail.name}`),
+      h("h1", null, `${detail.name} (#${detail.id})`),
+      h(
+        "dl",
+        { class: "detail card", "data-testid": "holder" },
+        row("Status", status(detail.status)),
+        holder === null
+          ? row("Holder", "none: made by an operator, no one signs in")
+          : [
+            row("Holder", holder.name),
+            row("Email", h("a", { href: `mailto:${holder.email}` }, holder.email)),
+            row("Phone", h("a", { href: `tel:${holder.phone}` }, holder.phone))
+          ],
+        row("Prices", `${detail.price_group ?? "default"} group`),
+        row("Since", when(detail.created_at))
+      ),
       h(
         "p",
-        null,
-        statusBadge(detail.status),
-        ` · ${detail.price_group ?? "default"} prices · since ${when(detail.created_at)} · `,
-        h("a", { href: `${consolePath("money")}?account=${id}` }, "Fund or adjust"),
-        " · ",
-        h("a", { href: `${consolePath("orders")}?account_id=${id}` }, "Orders"),
-        " · ",
-        h("a", { href: `${consolePath("actions")}?account_id=${id}` }, "Actions")
+        { class: "actions" },
+        h("a", { href: `${consolePath("money")}?account=${id}`, class: "button secondary" }, "Fund or adjust"),
+        h("a", { href: `${consolePath("orders")}?account_id=${id}`, class: "button secondary" }, "Orders"),
+        h("a", { href: `${consolePath("actions")}?account_id=${id}`, class: "button secondary" }, "Actions")
       ),
       balances(detail.balance),
-      settings(detail, reload),
+      settings(detail, groups, reload, life),
       h("h2", null, "API keys"),
-      table(
-        "Keys by prefix",
-        ["Prefix", "Created", "Last used", "State"],
-        detail.keys.map((k) => [
-          h("code", null, `${k.prefix}…`),
-          when(k.created_at),
-          when(k.last_used_at),
-          k.revoked_at ? `revoked ${when(k.revoked_at)}` : "active"
-        ]),
-        { empty: "No keys." }
-      ),
+      list({
+        caption: "Keys by prefix, newest first",
+        empty: "No keys.",
+        rows: detail.keys,
+        columns: [
+          { label: "Key", place: "title", cell: (k) => h("code", null, `${k.prefix}…`) },
+          { label: "State", place: "badge", cell: (k) => status(k.revoked_at ? "revoked" : "active") },
+          { label: "Mode", place: "line", cell: (k) => (k.mode === "test" ? "Test" : "Live") },
+          { label: "Created", cell: (k) => when(k.created_at) },
+          { label: "Last used", cell: (k) => when(k.last_used_at) },
+          { label: "Revoked", cell: (k) => (k.revoked_at ? when(k.revoked_at) : "") }
+        ]
+      }),
       h("h2", null, "Webhook"),
-      webhook,
-      h("h2", null, "Ledger"),
-      table(
-        "Wallet movements, newest first",
-        ["When", "Wallet", "What", ["Amount", true], ["Balance", true]],
-        ledger.entries.map((e) => [
-          when(e.created_at),
-          e.wallet,
-          [e.reason, e.order_number ? ` ${e.order_number}` : "", e.note ? ` · ${e.note}` : ""].join(""),
-          ghs(e.amount),
-          ghs(e.balance_after)
-        ]),
-        { empty: "No entries.", testId: "ledger" }
+      h(
+        "dl",
+        { class: "detail card" },
+        row("URL", detail.webhook_url ?? "none (deliveries off)"),
+        row("Waiting", count(health?.backlog ?? 0, "event")),
+        row("Failing since", when(health?.failing_since)),
+        row("Abandoned", count(health?.abandoned ?? 0, "event")),
+        row("Last answer", health?.last_status ? `HTTP ${health.last_status} at ${when(health.last_attempt_at)}` : "—")
       ),
+      (health?.abandoned ?? 0) > 0
+        ? h("p", null, h("a", { href: `${consolePath("webhooks")}?account=${id}` }, "Abandoned events and resend"))
+        : null,
+      h("h2", null, "Ledger"),
+      ledgerList(ledger.entries, {
+        caption: "Wallet movements, newest first",
+        orderHref: (number) => `${consolePath("orders")}?order_number=${encodeURIComponent(number)}`
+      }),
       pager(location.pathname, query, ledger.pagination.current_page, ledger.pagination.last_page)
     )
   }

@@ -1,11 +1,11 @@
 /** The action log: who changed what and when, through the console or the admin API. */
 import type { ActionName } from "@databundle/contract/OperatorAction"
 import type { Page } from "../../App.js"
-import { h, when } from "../../Dom.js"
-import { filterForm, pager } from "../../pages/Orders.js"
+import { h } from "../../Dom.js"
+import { filters, list, pageOf, pager, queryOf } from "../../List.js"
+import { count, when } from "../../Words.js"
 import { api } from "../Endpoints.js"
 import { consolePath } from "../Paths.js"
-import { queryOf, table } from "../Ui.js"
 
 /** Every action the log names (checked against the contract: one missing or extra fails the type check). */
 const ACTIONS = Object.keys(
@@ -34,15 +34,16 @@ const ACTIONS = Object.keys(
 
 export const actions: Page = {
   title: "Action log",
-  render: async ({ app, query }) => {
-    const filters = queryOf(query, ["action", "actor", "target_id", "account_id"])
-    const page = Number(query.get("page") ?? "1") || 1
-    const answer = await api.actions({ query: { ...filters, page, per_page: 25 } })
+  render: async ({ app, life, query }) => {
+    const answer = await api.actions({
+      query: { ...queryOf(query, ["action", "actor", "target_id", "account_id"]), page: pageOf(query), per_page: 25 },
+      signal: life.signal
+    })
     return h(
       "div",
       null,
       h("h1", null, "Action log"),
-      filterForm(app.go, consolePath("actions"), query, [
+      filters(app.go, consolePath("actions"), query, [
         {
           name: "action",
           label: "Action",
@@ -59,19 +60,25 @@ export const actions: Page = {
         { name: "target_id", label: "Target", hint: "An account number, order or payment number…" },
         { name: "account_id", label: "Account number", type: "number", inputmode: "numeric" }
       ]),
-      h("p", { class: "muted" }, `${answer.pagination.total} action(s)`),
-      table(
-        "Changes, newest first",
-        ["When", "Who", "Action", "Target", "What"],
-        answer.actions.map((a) => [
-          when(a.at),
-          a.actor_kind === "operator" ? (a.operator_email ?? `operator #${a.operator_id}`) : "admin token",
-          h("code", null, a.action),
-          a.target_id ? `${a.target_kind} ${a.target_id}` : a.target_kind,
-          a.summary
-        ]),
-        { empty: "No action matches.", testId: "actions" }
-      ),
+      h("p", { class: "count" }, count(answer.pagination.total, "action")),
+      list({
+        caption: "Changes, newest first",
+        empty: "No action matches.",
+        testId: "actions",
+        rows: answer.actions,
+        columns: [
+          { label: "What", place: "title", cell: (a) => a.summary },
+          { label: "Action", place: "line", cell: (a) => h("code", null, a.action) },
+          {
+            label: "Who",
+            place: "line",
+            cell: (a) =>
+              a.actor_kind === "operator" ? (a.operator_email ?? `operator #${a.operator_id}`) : "admin token"
+          },
+          { label: "When", cell: (a) => when(a.at) },
+          { label: "Target", cell: (a) => (a.target_id ? `${a.target_kind} ${a.target_id}` : a.target_kind) }
+        ]
+      }),
       pager(consolePath("actions"), query, answer.pagination.current_page, answer.pagination.last_page)
     )
   }

@@ -6,26 +6,30 @@
  * the ledger audit with its result.
  */
 import type { Page } from "../../App.js"
-import { ghs, h, replace, when } from "../../Dom.js"
+import { h, replace } from "../../Dom.js"
 import { form } from "../../Form.js"
+import type { Life } from "../../Life.js"
+import { list } from "../../List.js"
 import { keyFor, settled } from "../../Pending.js"
+import { age, count, ghs, when } from "../../Words.js"
 import { api, type Audit, type Payment } from "../Endpoints.js"
 import { consolePath } from "../Paths.js"
-import { actionButton, age } from "../Ui.js"
+import { accountLink, actionButton } from "../Ui.js"
 
-const accountLink = (id: number) => h("a", { href: consolePath("account", { id: String(id) }) }, `#${id}`)
-
-/** One waiting request, as a card (a phone has no room for a wide row): approve, or decline with a reason. */
-const requestCard = (payment: Payment, refresh: () => void): Node => {
+/** What an operator does with one waiting request: approve, or decline with a reason. */
+const decide = (payment: Payment, refresh: () => void, life: Life): Node => {
   const approve = actionButton("Approve", {
     accessibleName: `Approve ${payment.payment_number}`,
     pending: "Approving…",
     once: true,
     run: async () => {
-      const { payment: done } = await api.approve({ path: { payment_number: payment.payment_number } })
+      const { payment: done } = await api.approve({
+        path: { payment_number: payment.payment_number },
+        signal: life.signal
+      })
       decline.button.disabled = true
       reason.disabled = true
-      return `Approved: ${ghs(done.amount)} credited to account #${done.account_id}.`
+      return `Approved: ${ghs(done.amount)} credited to ${done.account_name}.`
     }
   })
   const reason = h("input", {
@@ -41,6 +45,8 @@ const requestCard = (payment: Payment, refresh: () => void): Node => {
     kind: "danger",
     pending: "Declining…",
     once: true,
+    confirm: () =>
+      `Decline ${payment.payment_number} of ${payment.account_name} (${ghs(payment.amount)})? Nothing is credited.`,
     run: async () => {
       if (reason.value.trim() === "") {
         reason.setAttribute("aria-invalid", "true")
@@ -48,24 +54,19 @@ const requestCard = (payment: Payment, refresh: () => void): Node => {
         throw new Error("Give the reason the holder will see.")
       }
       reason.removeAttribute("aria-invalid")
-      await api.decline({ path: { payment_number: payment.payment_number }, payload: { reason: reason.value.trim() } })
+      await api.decline({
+        path: { payment_number: payment.payment_number },
+        payload: { reason: reason.value.trim() },
+        signal: life.signal
+      })
       approve.button.disabled = true
-      setTimeout(refresh, 1500)
+      refresh()
       return "Declined; nothing was credited."
     }
   })
   return h(
-    "li",
-    { class: "card" },
-    h(
-      "p",
-      null,
-      h("strong", null, payment.payment_number),
-      ` · ${ghs(payment.amount)} for `,
-      accountLink(payment.account_id),
-      ` · asked ${when(payment.created_at)} (${age(payment.created_at)} ago)`
-    ),
-    h("p", { class: "muted" }, `Holder's note: ${payment.note ?? "none"}`),
+    "div",
+    null,
     h("div", { class: "row-actions" }, approve.element),
     h("div", { class: "row-actions" }, reason, decline.element)
   )
@@ -80,7 +81,9 @@ const auditResult = (audit: Audit): Node =>
       "p",
       null,
       h("strong", null, audit.ok ? "The books balance." : "The audit found problems."),
-      ` ${audit.wallets} wallets, ${audit.ledger_entries} ledger entries and ${audit.orders} orders checked.`
+      ` ${count(audit.wallets, "wallet")}, ${count(audit.ledger_entries, "ledger entry", "ledger entries")} and ${
+        count(audit.orders, "order")
+      } checked.`
     ),
     audit.ok ? null : h(
       "ul",
@@ -93,42 +96,47 @@ const auditResult = (audit: Audit): Node =>
           ` ${m.wallet}: balance ${ghs(m.balance)}, ledger sum ${ghs(m.ledger_sum)}`
         )
       ),
-      audit.negative_balances > 0 ? h("li", null, `${audit.negative_balances} negative balance(s)`) : null,
-      audit.orders_without_debit > 0 ? h("li", null, `${audit.orders_without_debit} order(s) without a debit`) : null,
+      audit.negative_balances > 0 ? h("li", null, count(audit.negative_balances, "negative balance")) : null,
+      audit.orders_without_debit > 0
+        ? h("li", null, `${count(audit.orders_without_debit, "order")} without a debit`)
+        : null,
       audit.failed_orders_without_refund > 0
-        ? h("li", null, `${audit.failed_orders_without_refund} failed order(s) without a refund`)
+        ? h("li", null, `${count(audit.failed_orders_without_refund, "failed order")} without a refund`)
         : null,
       audit.refunds_without_failed_order > 0
-        ? h("li", null, `${audit.refunds_without_failed_order} refund(s) without a failed order`)
+        ? h("li", null, `${count(audit.refunds_without_failed_order, "refund")} without a failed order`)
         : null
     )
   )
 
 export const money: Page = {
   title: "Money",
-  render: async ({ query }) => {
-    const waiting = await api.payments({ query: { status: "pending", method: "manual_transfer", per_page: 50 } })
-    const list = h("div")
+  render: async ({ life, query }) => {
+    const waitingNow = () =>
+      api.payments({ query: { status: "pending", method: "manual_transfer", per_page: 50 }, signal: life.signal })
+    const waiting = await waitingNow()
+    const box = h("div")
     const show = (payments: ReadonlyArray<Payment>) =>
       replace(
-        list,
-        payments.length === 0
-          ? h("p", { class: "muted" }, "No funding request is waiting.")
-          : h(
-            "ul",
-            {
-              class: "plain",
-              "aria-label": "Manual transfers waiting, oldest first",
-              "data-testid": "funding-requests"
-            },
-            [...payments].reverse().map((p) => requestCard(p, refresh))
-          )
+        box,
+        list({
+          caption: "Manual transfers waiting, oldest first",
+          empty: "No funding request is waiting.",
+          testId: "funding-requests",
+          rows: [...payments].reverse(),
+          rowProps: (p) => ({ "data-payment": p.payment_number }),
+          columns: [
+            { label: "Holder", place: "title", cell: (p) => accountLink(p.account_id, p.account_name) },
+            { label: "Amount", place: "badge", numeric: true, cell: (p) => h("strong", null, ghs(p.amount)) },
+            { label: "Payment", place: "line", cell: (p) => h("span", { class: "id" }, p.payment_number) },
+            { label: "Asked", place: "line", cell: (p) => `${when(p.created_at)} (${age(p.created_at)} ago)` },
+            { label: "Holder's note", cell: (p) => p.note ?? "none" },
+            { label: "Decision", place: "action", cell: (p) => decide(p, refresh, life) }
+          ]
+        })
       )
     const refresh = () => {
-      api.payments({ query: { status: "pending", method: "manual_transfer", per_page: 50 } }).then(
-        (answer) => show(answer.payments),
-        () => undefined
-      )
+      life.sleep(1500).then(waitingNow).then((answer) => show(answer.payments), () => undefined)
     }
     show(waiting.payments)
 
@@ -182,16 +190,25 @@ export const money: Page = {
         const amount = Number(values.amount)
         const accountId = Number(values.account_id)
         const wallet = values.wallet as "main" | "referral" | "agent"
+        // A correction takes money as easily as it gives: it is confirmed with its figures first.
+        if (
+          values.kind === "adjust" &&
+          !confirm(`Adjust the ${wallet} wallet of account #${accountId} by ${ghs(amount)}?`)
+        ) {
+          return f.setMessage("Not recorded.")
+        }
         const intent = { accountId, kind: values.kind, wallet, amount, note: values.note }
         const key = keyFor("console-wallet", intent, "console-")
         const path = { account_id: accountId }
         const headers = { "idempotency-key": key }
+        const { signal } = life
         const answer = values.kind === "adjust"
-          ? await api.adjust({ path, headers, payload: { amount, wallet, note: values.note! } })
+          ? await api.adjust({ path, headers, payload: { amount, wallet, note: values.note! }, signal })
           : await api.fund({
             path,
             headers,
-            payload: { amount, wallet, ...(values.note ? { note: values.note } : {}) }
+            payload: { amount, wallet, ...(values.note ? { note: values.note } : {}) },
+            signal
           })
         settled("console-wallet", intent) // The same figures again would be a second credit, on purpose: the form starts afresh.
         ;(f.input("amount") as HTMLInputElement).value = ""
@@ -220,7 +237,7 @@ export const money: Page = {
       kind: "secondary",
       pending: "Checking every wallet against its ledger…",
       run: async () => {
-        const report = await api.audit()
+        const report = await api.audit({ signal: life.signal })
         replace(auditOut, auditResult(report))
         return report.ok ? "Done: no problem found." : "Done: see the problems below."
       }
@@ -230,7 +247,7 @@ export const money: Page = {
       null,
       h("h1", null, "Money"),
       h("h2", null, "Funding requests"),
-      list,
+      box,
       h("h2", null, "Fund or adjust an account"),
       movement.element,
       result,

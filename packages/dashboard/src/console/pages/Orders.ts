@@ -5,45 +5,37 @@
  * and the server settles an order once, so a double click or a retry never refunds twice.
  */
 import type { Page } from "../../App.js"
-import { ghs, h, when } from "../../Dom.js"
+import { h } from "../../Dom.js"
 import { form } from "../../Form.js"
-import { statusBadge } from "../../pages/Home.js"
-import { filterForm, pager } from "../../pages/Orders.js"
+import type { Life } from "../../Life.js"
+import { type Column, filters, list, pageOf, pager, queryOf, status } from "../../List.js"
+import { bundleOf } from "../../OrderList.js"
 import { keyFor, settled } from "../../Pending.js"
+import { age, count, ghs, when } from "../../Words.js"
 import { api, type Order } from "../Endpoints.js"
 import { consolePath } from "../Paths.js"
-import { age, queryOf, table } from "../Ui.js"
+import { accountLink } from "../Ui.js"
 
 const FILTERS = ["order_number", "reference", "phone_number", "account_id", "status", "older_than"] as const
 
-const accountLink = (id: number) => h("a", { href: consolePath("account", { id: String(id) }) }, `#${id}`)
-
-const orderCells = (o: Order) => [
-  o.order_number,
-  accountLink(o.account_id),
-  o.network,
-  o.bundle,
-  o.phone_number,
-  ghs(o.amount_paid),
-  statusBadge(o.status),
-  o.reference ?? "—",
-  when(o.created_at)
-]
-
-const ORDER_COLUMNS = [
-  "Order",
-  "Account",
-  "Network",
-  "Bundle",
-  "Number",
-  ["Paid", true] as const,
-  "Status",
-  "Reference",
-  "Placed"
+/** An order's columns, as the operator reads it: which account's, and how old while pending. */
+const orderColumns = (life: Life): ReadonlyArray<Column<Order>> => [
+  { label: "Order", place: "title", cell: (o) => h("span", { class: "id" }, o.order_number) },
+  { label: "Status", place: "badge", cell: (o) => status(o.status) },
+  { label: "Bundle", place: "line", cell: bundleOf },
+  { label: "Number", place: "line", cell: (o) => o.phone_number },
+  { label: "Paid", place: "amount", numeric: true, cell: (o) => ghs(o.amount_paid) },
+  { label: "Account", cell: (o) => accountLink(o.account_id) },
+  {
+    label: "Placed",
+    cell: (o) => `${when(o.created_at)}${o.status === "pending" ? ` (${age(o.created_at)} ago)` : ""}`
+  },
+  { label: "Reference", cell: (o) => o.reference ?? "—" },
+  { label: "Resolve", place: "action", cell: (o) => (o.status === "pending" ? resolveForm(o, life) : null) }
 ]
 
 /** The resolve form of one pending order. */
-const resolveForm = (o: Order): Node => {
+const resolveForm = (o: Order, life: Life): Node => {
   const f = form({
     label: `Resolve ${o.order_number}`,
     submit: `Resolve ${o.order_number}`,
@@ -71,11 +63,16 @@ const resolveForm = (o: Order): Node => {
         return handle.showErrors({ note: ["Say why the order failed: the holder reads it in the ledger."] })
       }
       const payload = status === "failed" ? { status, note: values.note!.trim() } : { status }
+      const question = status === "failed"
+        ? `Fail ${o.order_number} and refund ${ghs(o.amount_paid)} to account #${o.account_id}?`
+        : `Mark ${o.order_number} successful (the bundle was delivered)? Nothing is refunded.`
+      if (!confirm(question)) return handle.setMessage("Not resolved.")
       const intent = { order: o.order_number, ...payload }
       const answer = await api.resolve({
         path: { order_number: o.order_number },
         payload,
-        headers: { "idempotency-key": keyFor("console-resolve", intent, "console-") }
+        headers: { "idempotency-key": keyFor("console-resolve", intent, "console-") },
+        signal: life.signal
       })
       settled("console-resolve", intent)
       // Done: nothing left to submit.
@@ -93,19 +90,15 @@ const resolveForm = (o: Order): Node => {
   return f.element
 }
 
-/** The pending orders, oldest first (the queue an operator works through). */
-const oldestPending = () => api.orders({ query: { status: "pending", sort: "oldest", per_page: 20 } })
-
 export const orders: Page = {
   title: "Orders",
-  render: async ({ app, query }) => {
-    const filters = queryOf(query, FILTERS)
-    const page = Number(query.get("page") ?? "1") || 1
-    const searching = Object.keys(filters).length > 0
-    const filterFields = filterForm(app.go, consolePath("orders"), query, [
+  render: async ({ app, life, query }) => {
+    const chosen = queryOf(query, FILTERS)
+    const searching = Object.keys(chosen).length > 0
+    const filterBox = filters(app.go, consolePath("orders"), query, [
       { name: "order_number", label: "Order number" },
       { name: "reference", label: "Reference" },
-      { name: "phone_number", label: "Phone number", type: "tel", inputmode: "tel" },
+      { name: "phone_number", label: "Phone number", phone: true },
       { name: "account_id", label: "Account number", type: "number", inputmode: "numeric" },
       {
         name: "status",
@@ -119,54 +112,49 @@ export const orders: Page = {
       },
       { name: "older_than", label: "Older than (minutes)", type: "number", inputmode: "numeric" }
     ])
+    const columns = orderColumns(life)
     let results: Node
-    if (filters.order_number) {
-      const one = await api.order({ path: { order_number: filters.order_number.trim().toUpperCase() } })
-      results = h(
-        "div",
-        null,
-        table("The order", ORDER_COLUMNS, [orderCells(one.order)]),
-        one.order.status === "pending" ? resolveForm(one.order) : null
-      )
+    if (chosen.order_number) {
+      const one = await api.order({
+        path: { order_number: chosen.order_number.trim().toUpperCase() },
+        signal: life.signal
+      })
+      results = list({ caption: "The order", columns, rows: [one.order], empty: "", testId: "orders" })
     } else if (searching) {
-      const { order_number: _, ...rest } = filters
-      const answer = await api.orders({ query: { ...rest, page, per_page: 20 } })
+      const { order_number: _, ...rest } = chosen
+      const answer = await api.orders({ query: { ...rest, page: pageOf(query), per_page: 20 }, signal: life.signal })
       results = h(
         "div",
         null,
-        h("p", { class: "muted" }, `${answer.pagination.total} order(s)`),
-        table("Orders, newest first", ORDER_COLUMNS, answer.orders.map(orderCells), { testId: "orders" }),
+        h("p", { class: "count" }, count(answer.pagination.total, "order")),
+        list({
+          caption: "Orders, newest first",
+          columns,
+          rows: answer.orders,
+          empty: "No order matches.",
+          testId: "orders"
+        }),
         pager(consolePath("orders"), query, answer.pagination.current_page, answer.pagination.last_page)
       )
     } else {
-      const pending = await oldestPending()
+      const pending = await api.orders({
+        query: { status: "pending", sort: "oldest", per_page: 20 },
+        signal: life.signal
+      })
       results = h(
         "div",
         null,
         h("h2", null, `Pending orders, oldest first (${pending.pagination.total})`),
-        pending.orders.length === 0
-          ? h("p", { class: "muted" }, "No order is pending.")
-          : h(
-            "ul",
-            { class: "plain", "data-testid": "pending-orders" },
-            pending.orders.map((o) =>
-              h(
-                "li",
-                { class: "card" },
-                h(
-                  "p",
-                  null,
-                  h("strong", null, o.order_number),
-                  ` · ${age(o.created_at)} old · `,
-                  accountLink(o.account_id),
-                  ` · ${o.bundle} (${o.network}) to ${o.phone_number} · ${ghs(o.amount_paid)}`
-                ),
-                resolveForm(o)
-              )
-            )
-          )
+        list({
+          caption: "Pending orders, oldest first: resolve the ones the network will not settle",
+          columns,
+          rows: pending.orders,
+          empty: "No order is pending.",
+          testId: "pending-orders",
+          rowProps: (o) => ({ "data-order": o.order_number })
+        })
       )
     }
-    return h("div", null, h("h1", null, "Orders"), filterFields, results)
+    return h("div", null, h("h1", null, "Orders"), filterBox, results)
   }
 }

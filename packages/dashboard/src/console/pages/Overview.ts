@@ -4,7 +4,8 @@
  * network and the pending orders by age.
  */
 import type { Page } from "../../App.js"
-import { ghs, h } from "../../Dom.js"
+import { h } from "../../Dom.js"
+import { count, ghs } from "../../Words.js"
 import { barChart, hbarChart, STATUS_COLORS } from "../Chart.js"
 import { api, type Stats } from "../Endpoints.js"
 import { consolePath } from "../Paths.js"
@@ -15,13 +16,14 @@ const cedis = (n: number) => (n >= 1000 ? `${(n / 1000).toFixed(1)}k` : n.toFixe
 
 export const overview: Page = {
   title: "Overview",
-  render: async () => {
+  render: async ({ life }) => {
+    const { signal } = life
     // Each part stands alone: one figure the server cannot give leaves the others on the page.
     const [stats, waiting, pending, hooks] = await Promise.allSettled([
-      api.stats({ query: { days: 14, hours: 24 } }),
-      api.payments({ query: { status: "pending", method: "manual_transfer", per_page: 1 } }),
-      api.orders({ query: { status: "pending", per_page: 1 } }),
-      api.webhooks()
+      api.stats({ query: { days: 14, hours: 24 }, signal }),
+      api.payments({ query: { status: "pending", method: "manual_transfer", per_page: 1 }, signal }),
+      api.orders({ query: { status: "pending", per_page: 1 }, signal }),
+      api.webhooks({ signal })
     ])
     const unavailable = (result: PromiseRejectedResult) =>
       h(
@@ -29,14 +31,20 @@ export const overview: Page = {
         { class: "form-message", role: "alert" },
         result.reason instanceof Error ? result.reason.message : "Unavailable"
       )
-    const attention = (result: PromiseSettledResult<number>, text: string, href: string) =>
+    /** One thing that needs the operator: how many, said with its noun, and where to act on it. */
+    const attention = (
+      result: PromiseSettledResult<number>,
+      noun: readonly [singular: string, plural: string],
+      href: string
+    ) =>
       h(
-        "div",
-        { class: "card" },
-        h("strong", null, result.status === "fulfilled" ? String(result.value) : "?"),
-        h("a", { href }, text)
+        "a",
+        { class: "card attention", href },
+        result.status === "fulfilled"
+          ? [h("strong", null, String(result.value)), ` ${result.value === 1 ? noun[0] : noun[1]}`]
+          : `${noun[1]}: unavailable`
       )
-    const count = <A>(result: PromiseSettledResult<A>, f: (a: A) => number): PromiseSettledResult<number> =>
+    const figureOf = <A>(result: PromiseSettledResult<A>, f: (a: A) => number): PromiseSettledResult<number> =>
       result.status === "fulfilled" ? { status: "fulfilled", value: f(result.value) } : result
     return h(
       "div",
@@ -45,11 +53,19 @@ export const overview: Page = {
       h(
         "section",
         { class: "balances", "aria-label": "Needs attention" },
-        attention(count(waiting, (w) => w.pagination.total), "funding request(s) waiting", consolePath("money")),
-        attention(count(pending, (p) => p.pagination.total), "order(s) pending", consolePath("orders")),
         attention(
-          count(hooks, (x) => x.endpoints.filter((e) => e.failing_since !== null || e.abandoned > 0).length),
-          "webhook endpoint(s) failing",
+          figureOf(waiting, (w) => w.pagination.total),
+          ["funding request waiting", "funding requests waiting"],
+          consolePath("money")
+        ),
+        attention(
+          figureOf(pending, (p) => p.pagination.total),
+          ["order pending", "orders pending"],
+          consolePath("orders")
+        ),
+        attention(
+          figureOf(hooks, (x) => x.endpoints.filter((e) => e.failing_since !== null || e.abandoned > 0).length),
+          ["webhook endpoint failing", "webhook endpoints failing"],
           consolePath("webhooks")
         )
       ),
@@ -69,7 +85,7 @@ const charts = (stats: Stats): Node => {
       ? h(
         "p",
         null,
-        `Today (UTC): ${today.orders} order(s), ${ghs(today.sales)} sold, ${ghs(today.refunds)} refunded, ${
+        `Today (UTC): ${count(today.orders, "order")}, ${ghs(today.sales)} sold, ${ghs(today.refunds)} refunded, ${
           ghs(today.funding)
         } funded.`
       )
@@ -86,7 +102,7 @@ const charts = (stats: Stats): Node => {
           { name: "failed", color: STATUS_COLORS.failed }
         ],
         values: hours.map((x) => [x.successful, x.pending, x.failed]),
-        summary: `${ordersToday} order(s) in the last 24 hours`
+        summary: `${count(ordersToday, "order")} in the last 24 hours`
       }),
       barChart({
         title: "Daily totals (GH₵, UTC days), last 14 days",
@@ -98,7 +114,7 @@ const charts = (stats: Stats): Node => {
         ],
         values: stats.daily.map((d) => [d.sales, d.refunds, d.funding]),
         format: cedis,
-        summary: `${ghs(stats.daily.reduce((n, d) => n + d.sales, 0))} sold over ${stats.daily.length} days`
+        summary: `${ghs(stats.daily.reduce((n, d) => n + d.sales, 0))} sold over ${count(stats.daily.length, "day")}`
       }),
       hbarChart({
         title: "Sales per network (GH₵, last 14 days)",

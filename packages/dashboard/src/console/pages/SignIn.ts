@@ -3,6 +3,7 @@ import type { Page } from "../../App.js"
 import { h } from "../../Dom.js"
 import { form } from "../../Form.js"
 import { api, client } from "../Endpoints.js"
+import { setMe } from "../Me.js"
 import { consolePath, consoleRoute } from "../Paths.js"
 
 export const signIn: Page = {
@@ -10,6 +11,7 @@ export const signIn: Page = {
   public: true,
   guestOnly: true,
   render: ({ app, query }) => {
+    const notice = app.takeNotice()
     const signInForm = form({
       label: "Operator sign in",
       submit: "Sign in",
@@ -21,6 +23,7 @@ export const signIn: Page = {
       onSubmit: async (values) => {
         const session = await api.signIn({ payload: { email: values.email!, password: values.password! } })
         client.setCsrfToken(session.csrf_token)
+        setMe(session.operator.id)
         app.setSignedIn(true, session.operator.name)
         const next = query.get("next")
         // Only back to a console page: a `next` is never a way off the console.
@@ -38,6 +41,7 @@ export const signIn: Page = {
         h("a", { href: "/sign-in" }, "here"),
         "."
       ),
+      notice === undefined ? null : h("p", { class: "warning", role: "alert" }, notice),
       signInForm.element
     )
   }
