@@ -50,5 +50,7 @@ export * as Tokens from "./Tokens.js"
 export * as Users from "./Users.js"
 /** Wallets and the ledger. */
 export * as Wallet from "./Wallet.js"
-/** Webhook outbox and delivery. */
+/** Webhook delivery. */
+export * as WebhookDelivery from "./WebhookDelivery.js"
+/** The webhook outbox and the account's view of it. */
 export * as Webhooks from "./Webhooks.js"

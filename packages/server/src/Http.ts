@@ -22,6 +22,7 @@ import {
   Stats,
   Users,
   Wallet,
+  WebhookDelivery,
   Webhooks
 } from "@databundle/core"
 import { HttpApiBuilder, HttpServerResponse, OpenApi } from "@effect/platform"
@@ -94,7 +95,7 @@ export const WorkersLive = Layer.scoped(
   Health.Workers,
   Effect.gen(function*() {
     const orders = yield* Orders.Orders
-    const delivery = yield* Webhooks.WebhookDelivery
+    const delivery = yield* WebhookDelivery.WebhookDelivery
     const payments = yield* Payments.Payments
     const mailer = yield* Mailer.Mailer
     // (The upstream balance watch ends at once when no upstream has a threshold: not watched.)
@@ -107,7 +108,7 @@ export const WorkersLive = Layer.scoped(
     ])
   })
 ).pipe(
-  Layer.provide(Webhooks.WebhookDelivery.Default),
+  Layer.provide(WebhookDelivery.WebhookDelivery.Default),
   Layer.provide(WebhookTransport.timed.pipe(Layer.provide(WebhookTransport.layer)))
 )
 
