@@ -44,7 +44,9 @@ import * as ServerConfig from "./ServerConfig.js"
 import * as Smtp from "./Smtp.js"
 import * as StaticFiles from "./StaticFiles.js"
 import * as Upstream from "./Upstream.js"
+import { balanceWatch } from "./UpstreamBalance.js"
 import * as UpstreamConfig from "./UpstreamConfig.js"
+import { Upstreams } from "./Upstreams.js"
 import * as UpstreamWebhooks from "./UpstreamWebhooks.js"
 import * as WebhookTransport from "./WebhookTransport.js"
 
@@ -55,7 +57,7 @@ import * as WebhookTransport from "./WebhookTransport.js"
 export const FulfillmentLive = Layer.unwrapEffect(Effect.map(
   UpstreamConfig.provider,
   (kind) => kind === "upstream" ? Upstream.provider : Fulfillment.FulfillmentProvider.Simulator
-)).pipe(Layer.provideMerge(Upstream.Upstreams.layer))
+)).pipe(Layer.provideMerge(Upstreams.layer))
 
 /** The domain services, on the fulfilment provider of the configuration. */
 export const DomainLive = Layer.mergeAll(
@@ -99,7 +101,7 @@ export const WorkersLive = Layer.scoped(
     const payments = yield* Payments.Payments
     const mailer = yield* Mailer.Mailer
     // (The upstream balance watch ends at once when no upstream has a threshold: not watched.)
-    yield* Effect.forkScoped(Upstream.balanceWatch)
+    yield* Effect.forkScoped(balanceWatch)
     return Health.watch([
       { name: "fulfilment", fiber: yield* Effect.forkScoped(orders.runFulfilment) },
       { name: "payments", fiber: yield* Effect.forkScoped(payments.runCollection) },

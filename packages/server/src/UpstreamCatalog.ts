@@ -15,8 +15,8 @@ import { ApiError, Catalog as CatalogContract, Money, Upstream as UpstreamContra
 import { Catalog, Database } from "@databundle/core"
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Option } from "effect"
-import { Upstreams } from "./Upstream.js"
 import * as UpstreamConfig from "./UpstreamConfig.js"
+import { Upstreams } from "./Upstreams.js"
 
 type Change = typeof UpstreamContract.CatalogChange.Type
 type SyncPayload = typeof UpstreamContract.CatalogSyncPayload.Type

@@ -1,0 +1,72 @@
+/**
+ * Alerts to the operator (`BUNDLES_OPERATOR_WEBHOOK_URL`): signed and shaped like an account's
+ * webhook event, posted with a few retries.
+ */
+import { Money, Webhook } from "@databundle/contract"
+import { Tokens } from "@databundle/core"
+import { HttpClient, HttpClientRequest } from "@effect/platform"
+import { Cause, Clock, Effect, Redacted, Schedule } from "effect"
+import type * as UpstreamConfig from "./UpstreamConfig.js"
+
+/** The body of an operator alert: signed and shaped like an account's webhook event. */
+export const operatorEvent = (
+  type: "upstream.balance_low",
+  data: { readonly upstream: string; readonly balance: bigint; readonly threshold: bigint },
+  now: number
+) =>
+  JSON.stringify({
+    id: Tokens.eventId(),
+    type,
+    created_at: new Date(now).toISOString(),
+    livemode: true,
+    data: {
+      upstream: data.upstream,
+      balance: Number(Money.formatCedis(data.balance)),
+      threshold: Number(Money.formatCedis(data.threshold))
+    }
+  })
+
+/** How many times an operator alert is tried, a few seconds apart, before it is given up (and logged). */
+const OPERATOR_ATTEMPTS = 5
+
+/** Posts an operator alert to `BUNDLES_OPERATOR_WEBHOOK_URL`, signed with its secret; retried, never failing. */
+export const sendOperatorAlert = (target: UpstreamConfig.OperatorWebhook, body: string) =>
+  Effect.gen(function*() {
+    const client = yield* HttpClient.HttpClient
+    const { id, type } = JSON.parse(body) as { id: string; type: string }
+    const secret = Redacted.value(target.secret)
+    const attempt = Effect.gen(function*() {
+      const timestamp = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+      const [signature, standard] = yield* Effect.promise(() =>
+        Promise.all([
+          Webhook.signatureHeader(secret, timestamp, body),
+          Webhook.standardSignature(secret, id, timestamp, body)
+        ])
+      )
+      const response = yield* client.execute(
+        HttpClientRequest.post(target.url).pipe(
+          HttpClientRequest.setHeaders({
+            [Webhook.SIGNATURE_HEADER]: signature,
+            [Webhook.ID_HEADER]: id,
+            [Webhook.EVENT_HEADER]: type,
+            [Webhook.STANDARD_ID_HEADER]: id,
+            [Webhook.STANDARD_TIMESTAMP_HEADER]: String(timestamp),
+            [Webhook.STANDARD_SIGNATURE_HEADER]: standard,
+            "user-agent": "databundle-webhooks/1"
+          }),
+          HttpClientRequest.bodyText(body, "application/json")
+        )
+      ).pipe(Effect.scoped, Effect.timeout("10 seconds"))
+      if (response.status < 200 || response.status >= 300) {
+        return yield* Effect.fail(new Error(`the operator webhook answered ${response.status}`))
+      }
+    })
+    yield* attempt.pipe(
+      Effect.retry({ times: OPERATOR_ATTEMPTS - 1, schedule: Schedule.exponential("2 seconds") }),
+      Effect.catchAllCause((cause) =>
+        Effect.logWarning(`operator webhook ${type} ${id} not delivered`, Cause.pretty(cause)).pipe(
+          Effect.annotateLogs({ event: "operator_webhook.failed" })
+        )
+      )
+    )
+  })
