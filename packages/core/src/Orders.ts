@@ -32,7 +32,7 @@ import {
 } from "./OrderRow.js"
 import * as Page from "./Page.js"
 import { isShortWallet, RECOVERY_DELAY_SECONDS, statement as placementStatement } from "./Placement.js"
-import { prepared } from "./Postgres.js"
+import { prepared } from "./Prepared.js"
 import { Settings } from "./Settings.js"
 import * as Tokens from "./Tokens.js"
 import { Wallet } from "./Wallet.js"

@@ -10,7 +10,7 @@ import type { SqlError } from "@effect/sql/SqlError"
 import { Schema } from "effect"
 import { sqlState } from "./Database.js"
 import type { OrderRow } from "./OrderRow.js"
-import { prepared, reusable } from "./Postgres.js"
+import { prepared, reusable } from "./Prepared.js"
 import * as WebhooksModule from "./Webhooks.js"
 
 /** How long after placement the worker checks an order whose fulfilment was never recorded (a crash). */
@@ -48,7 +48,7 @@ const STAND_IN = {
   successId: "evt_StandInSuccess" as Webhook.EventId
 } as const
 
-/** The values of a placement that its statement takes from the call (`Postgres.reusable`'s slots). */
+/** The values of a placement that its statement takes from the call (`Prepared.reusable`'s slots). */
 type PlacementSlot =
   | "orderNumber"
   | "accountId"

@@ -15,7 +15,7 @@ import type { RateLimit } from "@databundle/contract"
 import { SqlClient } from "@effect/sql"
 import { Context, Effect, Layer, Schedule } from "effect"
 import { orDie } from "./Database.js"
-import { prepared } from "./Postgres.js"
+import { prepared } from "./Prepared.js"
 
 /** The limited scopes: the spec's three, the dashboard's, and failed authentications per client address. */
 export type Scope = RateLimit.RateLimitScope | RateLimit.DashboardRateLimitScope | "auth"

@@ -16,7 +16,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
 import { int8, orDie } from "./Database.js"
 import * as Page from "./Page.js"
-import { prepared } from "./Postgres.js"
+import { prepared } from "./Prepared.js"
 import { Webhooks } from "./Webhooks.js"
 
 /** A movement to apply to one wallet. */

@@ -32,8 +32,8 @@ export * as Passwords from "./Passwords.js"
 export * as PaymentProvider from "./PaymentProvider.js"
 /** Payments that fund a wallet. */
 export * as Payments from "./Payments.js"
-/** The Postgres client, with prepared hot statements. */
-export * as Postgres from "./Postgres.js"
+/** Hot statements: marked to be prepared once per connection, built once. */
+export * as Prepared from "./Prepared.js"
 /** Rate limits. */
 export * as RateLimiter from "./RateLimiter.js"
 /** Dashboard sessions. */
