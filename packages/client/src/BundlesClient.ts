@@ -4,10 +4,11 @@
  * `ResellerApi`, over `fetch`, behind the retry policy of `Retry.ts`.
  */
 import { ValidationError } from "@databundle/contract/ApiError"
-import { EventCursor, ListEventsParams, MAX_PER_PAGE as MAX_EVENTS_PER_PAGE } from "@databundle/contract/Event"
+import { EventCursor, ListEventsParams } from "@databundle/contract/Event"
 import { ListTransactionsParams } from "@databundle/contract/Ledger"
 import { NetworkId } from "@databundle/contract/Network"
-import { ListOrdersParams, MAX_PER_PAGE, PlaceOrderPayload } from "@databundle/contract/Order"
+import { ListOrdersParams, PlaceOrderPayload } from "@databundle/contract/Order"
+import { FEED } from "@databundle/contract/Page"
 import * as ResellerApi from "@databundle/contract/ResellerApi"
 import { EventId, WebhookEventType } from "@databundle/contract/Webhook"
 import { ListDeliveriesParams } from "@databundle/contract/WebhookDelivery"
@@ -27,6 +28,7 @@ import {
   Stream
 } from "effect"
 import { type ClientOptions, ClientOptionsError, resolveOptions } from "./Options.js"
+import { MAX_PER_PAGE } from "./OrderTerms.js"
 import { newReference } from "./Reference.js"
 import { always, safeMethods, withPolicy } from "./Retry.js"
 
@@ -236,7 +238,7 @@ const make = (
         const interval = options.interval ?? Duration.seconds(2)
         return Stream.paginateChunkEffect(start, (since) =>
           Effect.gen(function*() {
-            const page = yield* events({ ...type, since, per_page: MAX_EVENTS_PER_PAGE })
+            const page = yield* events({ ...type, since, per_page: FEED.max })
             // Read on at once while a full page came back; otherwise wait before asking again.
             if (page.pagination.last_page <= 1) yield* Effect.sleep(interval)
             // Oldest first, as they happened.

@@ -5,7 +5,7 @@
  */
 import { ListEventsParams } from "@databundle/contract/Event"
 import { ListTransactionsParams } from "@databundle/contract/Ledger"
-import { ListOrdersParams, MAX_PER_PAGE, PlaceOrderPayload } from "@databundle/contract/Order"
+import { ListOrdersParams, PlaceOrderPayload } from "@databundle/contract/Order"
 import type { WebhookEvent, WebhookEventType } from "@databundle/contract/Webhook"
 import { ListDeliveriesParams } from "@databundle/contract/WebhookDelivery"
 import { FetchHttpClient, type HttpClientError } from "@effect/platform"
@@ -14,6 +14,7 @@ import { BundlesClient } from "./BundlesClient.js"
 import { type Camelize, camelize, camelKey, fromAliases, type WithAliases } from "./Casing.js"
 import * as Errors from "./Errors.js"
 import type { ClientOptions } from "./Options.js"
+import { MAX_PER_PAGE } from "./OrderTerms.js"
 import { type Attempt, currentCall } from "./Retry.js"
 
 /** Options of one call. */

@@ -129,7 +129,7 @@ export class Accounts extends Effect.Service<Accounts>()("core/Accounts", {
         readonly search?: string | undefined
       }
     ) {
-      const page = Page.resolve(query, PageContract.ADMIN_DEFAULT_PER_PAGE)
+      const page = Page.resolve(query, PageContract.ADMIN_LISTS)
       // Test accounts are part of their live account, never listed on their own.
       const conditions = [sql`a.mode = 'live'`]
       if (query.status) conditions.push(sql`a.status = ${query.status}`)

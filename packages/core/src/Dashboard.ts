@@ -10,7 +10,7 @@ import {
   type Attention,
   DeliveryLog,
   type Ledger,
-  Order as OrderContract,
+  Page as PageContract,
   type Payment,
   type Statement,
   type Wallet as WalletContract,
@@ -61,12 +61,6 @@ const toKey = (row: KeyRow): ApiKey.NamedApiKey => ({
   last_used_at: row.last_used_at,
   revoked_at: row.revoked_at
 })
-
-const boundInstant = (bound: string, edge: "from" | "to"): Date => {
-  if (!OrderContract.isWholeDay(bound)) return new Date(bound)
-  const start = new Date(`${bound}T00:00:00Z`)
-  return edge === "from" ? start : new Date(start.getTime() + 86_400_000)
-}
 
 /** The dashboard's own reads and changes. */
 export class Dashboard extends Effect.Service<Dashboard>()("core/Dashboard", {
@@ -123,16 +117,9 @@ export class Dashboard extends Effect.Service<Dashboard>()("core/Dashboard", {
       const conditions = [sql`l.account_id = ${accountId}`]
       if (query.wallet !== undefined) conditions.push(sql`l.wallet = ${query.wallet}`)
       if (query.reason !== undefined) conditions.push(sql`l.reason = ${query.reason}`)
-      if (query.from !== undefined) conditions.push(sql`l.created_at >= ${boundInstant(query.from, "from")}`)
-      if (query.to !== undefined) {
-        conditions.push(
-          OrderContract.isWholeDay(query.to)
-            ? sql`l.created_at < ${boundInstant(query.to, "to")}`
-            : sql`l.created_at <= ${boundInstant(query.to, "to")}`
-        )
-      }
+      conditions.push(...Page.dateRange(sql, "l.created_at", query))
       const where = sql.and(conditions)
-      const page = Page.resolve(query, OrderContract.DEFAULT_PER_PAGE)
+      const page = Page.resolve(query, PageContract.ACCOUNT_LISTS)
       const [count] = yield* orDie(
         sql<{ total: string }>`SELECT count(*) AS total FROM ledger_entries l WHERE ${where}`
       )

@@ -14,7 +14,7 @@
  * Without a transport that sends, the outbox is the delivery: rows are kept, never queued,
  * and with `BUNDLES_MAIL_LOG=1` (set by `serve --demo`) each is also written to the log.
  */
-import { ApiError, Mail } from "@databundle/contract"
+import { ApiError, Mail, Page as PageContract } from "@databundle/contract"
 import { SqlClient } from "@effect/sql"
 import { Cause, Config, Context, Data, Duration, Effect, Layer, Queue } from "effect"
 import { orDie } from "./Database.js"
@@ -135,7 +135,7 @@ export class Mailer extends Effect.Service<Mailer>()("core/Mailer", {
 
     /** The outbox, newest first, optionally for one address. */
     const list = Effect.fn("Mailer.list")(function*(query: Page.PageQuery & { readonly to?: string | undefined }) {
-      const page = Page.resolve(query, 50)
+      const page = Page.resolve(query, PageContract.ADMIN_LISTS)
       const [count] = yield* orDie(
         sql<{ total: string }>`SELECT count(*) AS total FROM mail_outbox WHERE ${where(query.to)}`
       )

@@ -78,7 +78,7 @@ export class OperatorActions extends Effect.Service<OperatorActions>()("core/Ope
 
     /** The log, newest first, filtered as asked. */
     const list = Effect.fn("OperatorActions.list")(function*(query: OperatorAction.ListActionsParams) {
-      const page = Page.resolve(query, PageContract.ADMIN_DEFAULT_PER_PAGE)
+      const page = Page.resolve(query, PageContract.ADMIN_LISTS)
       const conditions = [sql`true`]
       if (query.actor === "token") conditions.push(sql`l.actor_kind = 'token'`)
       else if (query.actor === "operator") conditions.push(sql`l.actor_kind = 'operator'`)

@@ -345,14 +345,7 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
       if (query.phone_number !== undefined) {
         conditions.push(sql`o.phone_national = ${Phone.nationalDigits(query.phone_number)}`)
       }
-      if (query.from !== undefined) conditions.push(sql`o.created_at >= ${Page.boundInstant(query.from, "from")}`)
-      if (query.to !== undefined) {
-        conditions.push(
-          Order.isWholeDay(query.to)
-            ? sql`o.created_at < ${Page.boundInstant(query.to, "to")}`
-            : sql`o.created_at <= ${Page.boundInstant(query.to, "to")}`
-        )
-      }
+      conditions.push(...Page.dateRange(sql, "o.created_at", query))
       const where = sql.and(conditions)
       // Unfiltered, the total is the count the account keeps (one row by its key), not a count of its
       // orders, which grows with them.
@@ -362,7 +355,7 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
           SELECT order_count AS total FROM accounts WHERE id = ${accountId}
         `
         : countWhere(where)
-      const result = yield* listWhere(where, total, Page.resolve(query, Order.DEFAULT_PER_PAGE))
+      const result = yield* listWhere(where, total, Page.resolve(query, PageContract.ACCOUNT_LISTS))
       return { orders: result.rows.map(toOrder), pagination: result.pagination }
     })
 
@@ -397,7 +390,7 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
       const result = yield* listWhere(
         where,
         countWhere(where),
-        Page.resolve(query, PageContract.ADMIN_DEFAULT_PER_PAGE),
+        Page.resolve(query, PageContract.ADMIN_LISTS),
         query.sort === "oldest"
       )
       return { orders: result.rows.map(toAdminOrder), pagination: result.pagination }

@@ -10,7 +10,7 @@
  *   operator) wins and the rest match no row; a unique index on the ledger's `payment_id` is
  *   the second guard. The credit's ledger entry names the payment.
  */
-import { type Account, ApiError, Payment } from "@databundle/contract"
+import { type Account, ApiError, Page as PageContract, Payment } from "@databundle/contract"
 import { SqlClient } from "@effect/sql"
 import { Cause, Clock, Duration, Effect, Option, Schedule, Schema } from "effect"
 import { int8, isUniqueViolation, orDie } from "./Database.js"
@@ -61,13 +61,6 @@ const COLUMNS = "p.id, p.payment_number, p.account_id, p.method, p.amount, p.sta
 const isPaymentNumber = Schema.is(Payment.PaymentNumber)
 
 const isMobileMoney = (method: Payment.PaymentMethod) => Payment.MOBILE_MONEY_METHODS.includes(method)
-
-/** Converts a list filter bound to an instant: a whole day starts at midnight UTC and `to` includes it. */
-const boundInstant = (bound: string, edge: "from" | "to"): Date => {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(bound)) return new Date(bound)
-  const start = new Date(`${bound}T00:00:00Z`)
-  return edge === "from" ? start : new Date(start.getTime() + 86_400_000)
-}
 
 /** Creating, settling and listing payments. */
 export class Payments extends Effect.Service<Payments>()("core/Payments", {
@@ -281,22 +274,18 @@ export class Payments extends Effect.Service<Payments>()("core/Payments", {
       return toPayment(row)
     })
 
-    const listWhere = (query: Payment.ListPaymentsParams & { readonly account_id?: number | undefined }) => {
+    const listWhere = (
+      query: Payment.ListPaymentsParams & { readonly account_id?: number | undefined },
+      sizes: PageContract.Sizes
+    ) => {
       const conditions = [sql`true`]
       if (query.account_id !== undefined) conditions.push(sql`p.account_id = ${query.account_id}`)
       if (query.status !== undefined) conditions.push(sql`p.status = ${query.status}`)
       if (query.method !== undefined) conditions.push(sql`p.method = ${query.method}`)
-      if (query.from !== undefined) conditions.push(sql`p.created_at >= ${boundInstant(query.from, "from")}`)
-      if (query.to !== undefined) {
-        conditions.push(
-          /^\d{4}-\d{2}-\d{2}$/.test(query.to)
-            ? sql`p.created_at < ${boundInstant(query.to, "to")}`
-            : sql`p.created_at <= ${boundInstant(query.to, "to")}`
-        )
-      }
+      conditions.push(...Page.dateRange(sql, "p.created_at", query))
       return Effect.gen(function*() {
         const where = sql.and(conditions)
-        const page = Page.resolve(query, 20)
+        const page = Page.resolve(query, sizes)
         const [count] = yield* sql<{ total: string }>`SELECT count(*) AS total FROM payments p WHERE ${where}`
         const rows = yield* sql<PaymentRow>`
           SELECT ${sql.literal(COLUMNS)} FROM payments p WHERE ${where}
@@ -308,7 +297,7 @@ export class Payments extends Effect.Service<Payments>()("core/Payments", {
 
     /** One page of an account's payments, newest first. */
     const list = Effect.fn("Payments.list")(function*(accountId: number, query: Payment.ListPaymentsParams) {
-      const result = yield* listWhere({ ...query, account_id: accountId })
+      const result = yield* listWhere({ ...query, account_id: accountId }, PageContract.ACCOUNT_LISTS)
       return { payments: result.rows.map(toPayment), pagination: result.pagination }
     })
 
@@ -316,7 +305,7 @@ export class Payments extends Effect.Service<Payments>()("core/Payments", {
     const adminList = Effect.fn("Payments.adminList")(function*(
       query: Payment.ListPaymentsParams & { readonly account_id?: number | undefined }
     ) {
-      const result = yield* listWhere(query)
+      const result = yield* listWhere(query, PageContract.ADMIN_PAYMENTS)
       return { payments: result.rows.map(toAdmin), pagination: result.pagination }
     })
 

@@ -198,18 +198,11 @@ export class Wallet extends Effect.Service<Wallet>()("core/Wallet", {
       if (Option.isNone(yield* balances(accountId))) {
         return yield* new Account.AccountNotFound({ message: `Account ${accountId} not found` })
       }
-      const page = Page.resolve(query, PageContract.ADMIN_DEFAULT_PER_PAGE)
+      const page = Page.resolve(query, PageContract.ADMIN_LISTS)
       const conditions = [sql`l.account_id = ${accountId}`]
       if (query.wallet !== undefined) conditions.push(sql`l.wallet = ${query.wallet}`)
       if (query.reason !== undefined) conditions.push(sql`l.reason = ${query.reason}`)
-      if (query.from !== undefined) conditions.push(sql`l.created_at >= ${Page.boundInstant(query.from, "from")}`)
-      if (query.to !== undefined) {
-        conditions.push(
-          Order.isWholeDay(query.to)
-            ? sql`l.created_at < ${Page.boundInstant(query.to, "to")}`
-            : sql`l.created_at <= ${Page.boundInstant(query.to, "to")}`
-        )
-      }
+      conditions.push(...Page.dateRange(sql, "l.created_at", query))
       const where = sql.and(conditions)
       const [count] = yield* orDie(
         sql<{ total: string }>`SELECT count(*) AS total FROM ledger_entries l WHERE ${where}`

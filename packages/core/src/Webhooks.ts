@@ -8,6 +8,7 @@ import {
   ApiError,
   Event,
   type Order,
+  Page as PageContract,
   Webhook,
   WebhookDelivery as DeliveryContract
 } from "@databundle/contract"
@@ -209,7 +210,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("core/Webhooks", {
      * never has an event committed behind it later.
      */
     const events = Effect.fn("Webhooks.events")(function*(accountId: number, query: Event.ListEventsParams) {
-      const page = Page.resolve(query, Event.DEFAULT_PER_PAGE)
+      const page = Page.resolve(query, PageContract.FEED)
       const conditions = [sql`e.account_id = ${accountId}`]
       if (query.type !== undefined) conditions.push(sql`e.type = ${query.type}`)
       if (query.since !== undefined) conditions.push(sql`e.seq > ${query.since}`)
@@ -237,7 +238,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("core/Webhooks", {
       accountId: number,
       query: DeliveryContract.ListDeliveriesParams
     ) {
-      const page = Page.resolve(query, DeliveryContract.DEFAULT_PER_PAGE)
+      const page = Page.resolve(query, PageContract.FEED)
       const conditions = [sql`e.account_id = ${accountId}`, sql`e.queued_at IS NOT NULL`]
       if (query.type !== undefined) conditions.push(sql`e.type = ${query.type}`)
       switch (query.state) {
