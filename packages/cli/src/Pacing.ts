@@ -6,7 +6,7 @@
  * (another client on the account) waits its `Retry-After` and tries again, since a refused
  * request did nothing. Every wait is shown and can be interrupted.
  */
-import type { BundlesClient } from "@databundle/client"
+import { type BundlesClient, RATE_LIMIT_HEADERS } from "@databundle/client"
 import { HttpClient } from "@effect/platform"
 import { Clock, Duration, Effect, Either, Predicate } from "effect"
 
@@ -24,9 +24,9 @@ export const readWindow = (headers: Readonly<Record<string, string | undefined>>
     const text = headers[name]
     return text !== undefined && /^\d+$/.test(text.trim()) ? Number(text) : undefined
   }
-  const limit = number("x-ratelimit-limit")
-  const remaining = number("x-ratelimit-remaining")
-  const reset = number("x-ratelimit-reset")
+  const limit = number(RATE_LIMIT_HEADERS.limit)
+  const remaining = number(RATE_LIMIT_HEADERS.remaining)
+  const reset = number(RATE_LIMIT_HEADERS.reset)
   if (limit === undefined || remaining === undefined || reset === undefined) return undefined
   return { limit, remaining, resetAt: now + reset * 1000 }
 }

@@ -3,6 +3,7 @@
  * Effect face's method and maps its result to camelCase and its failure to an error class of
  * `Errors.ts`; there is no second HTTP implementation.
  */
+import { REQUEST_ID_HEADER } from "@databundle/contract/ApiError"
 import { ListEventsParams } from "@databundle/contract/Event"
 import { ListTransactionsParams } from "@databundle/contract/Ledger"
 import { ListOrdersParams, PlaceOrderPayload } from "@databundle/contract/Order"
@@ -200,7 +201,7 @@ export const fromEffectError = (error: FaceError, requestId: string | undefined)
         : new Errors.NetworkError(`network failure: ${describe(error.cause)}`, { cause: error })
     case "ResponseError": {
       const status = error.response.status
-      const id = error.response.headers["x-request-id"] ?? requestId
+      const id = error.response.headers[REQUEST_ID_HEADER] ?? requestId
       return status >= 500
         ? new Errors.ServerError({
           message: `server error ${status}`,

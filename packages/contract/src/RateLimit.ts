@@ -9,6 +9,19 @@ export const RateLimitScope = Schema.Literal("all", "orders", "balance")
 /** The type of `RateLimitScope`. */
 export type RateLimitScope = typeof RateLimitScope.Type
 
+/**
+ * The response headers of a rate-limited request: its tightest scope's limit per minute, what
+ * remains of it, and the seconds until the count next goes down.
+ */
+export const RATE_LIMIT_HEADERS = {
+  limit: "x-ratelimit-limit",
+  remaining: "x-ratelimit-remaining",
+  reset: "x-ratelimit-reset"
+} as const
+
+/** The response header of a 429: the seconds to wait (as the body's `retry_after`). */
+export const RETRY_AFTER_HEADER = "retry-after"
+
 /** The scopes, in a fixed order. */
 export const RATE_LIMIT_SCOPES: ReadonlyArray<RateLimitScope> = RateLimitScope.literals
 

@@ -58,9 +58,6 @@ export const OrdersPage = envelope("orders", Order)
 /** The type of `OrdersPage`. */
 export type OrdersPage = typeof OrdersPage.Type
 
-/** The response header that marks an idempotent replay of POST /orders. */
-export const IDEMPOTENT_REPLAYED_HEADER = "idempotent-replayed"
-
 /** 200 of GET /wallet/transactions (an extension). */
 export const TransactionsPage = envelope("entries", LedgerEntry)
 
