@@ -13,9 +13,6 @@ import { WebhookEvent, WebhookEventType } from "./Webhook.js"
 
 const MAX_SEQ = 9_223_372_036_854_775_807n
 
-/** The cursor before every event: `since=0` lists the whole feed. */
-export const START_CURSOR = "0"
-
 /** A place in the feed, from a previous response's `cursor`: opaque, compare only for equality. */
 export const EventCursor = Schema.String.pipe(
   Schema.filter((s) => /^(0|[1-9]\d{0,18})$/.test(s) && BigInt(s) <= MAX_SEQ, {
@@ -26,6 +23,9 @@ export const EventCursor = Schema.String.pipe(
 
 /** The type of `EventCursor`. */
 export type EventCursor = typeof EventCursor.Type
+
+/** The cursor before every event: `since=0` lists the whole feed. */
+export const START_CURSOR = EventCursor.make("0")
 
 /** Query parameters of GET /events. */
 export const ListEventsParams = Schema.Struct({

@@ -14,18 +14,26 @@
  * process settles first wins and the refund cannot happen twice.
  * The placement's statement is written in `Placement.ts`, an order's row in `OrderRow.ts`.
  */
-import { ApiError, Bundle, Order, Page as PageContract, Phone, Wallet as WalletContract } from "@databundle/contract"
-import { SqlClient, type Statement } from "@effect/sql"
+import {
+  ApiError,
+  Bundle,
+  Mode,
+  Order,
+  Page as PageContract,
+  Phone,
+  Wallet as WalletContract
+} from "@databundle/contract"
+import { SqlClient, SqlSchema, type Statement } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Cause, Clock, Data, Duration, Effect, Either, Option, Schedule, Schema } from "effect"
-import { int8, isUniqueViolation, orDie } from "./Database.js"
+import { Int8, isUniqueViolation, orDie, rowsOf } from "./Database.js"
 import { type FulfillmentOutcome, FulfillmentProvider, simulator } from "./Fulfillment.js"
 import {
   ADMIN_COLUMNS,
-  type AdminOrderRow,
-  type DeliverableRow,
+  AdminOrderRow,
+  DeliverableRow,
   ORDER_COLUMNS,
-  type OrderRow,
+  OrderRow,
   toAdminOrder,
   toOrder,
   toRequest
@@ -76,6 +84,10 @@ const CLAIM_LEASE_SECONDS = Duration.toSeconds(PROVIDER_TIMEOUT) + 5
 /** Only a well-formed order number can name an order: anything else is not found without a query. */
 const isOrderNumber = Schema.is(Order.OrderNumber)
 
+/** An order's row with its bundle, as a reference finds it. */
+const ReferencedRow = Schema.Struct({ ...OrderRow.fields, bundle_id: Schema.Number })
+type ReferencedRow = typeof ReferencedRow.Type
+
 /** Placing, reading and settling orders. */
 export class Orders extends Effect.Service<Orders>()("core/Orders", {
   dependencies: [Wallet.Default, Webhooks.Default, Settings.Default],
@@ -89,17 +101,20 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
     const testProvider = simulator(settings)
     const providerFor = (mode: "live" | "test") => mode === "test" ? testProvider : liveProvider
 
+    const findReferenced = SqlSchema.findOne({
+      Request: Schema.Struct({ accountId: Schema.Number, reference: Schema.String }),
+      Result: ReferencedRow,
+      execute: ({ accountId, reference }) =>
+        sql`
+          SELECT ${sql.literal(ORDER_COLUMNS)}, o.bundle_id FROM orders o
+          WHERE o.account_id = ${accountId} AND o.reference = ${reference}
+        `
+    })
     const findByReference = (accountId: number, reference: string) =>
-      sql<OrderRow & { bundle_id: number }>`
-        SELECT ${sql.literal(ORDER_COLUMNS)}, o.bundle_id FROM orders o
-        WHERE o.account_id = ${accountId} AND o.reference = ${reference}
-      `.pipe(Effect.map((rows) => rows[0]))
+      Effect.map(findReferenced({ accountId, reference }), Option.getOrUndefined)
 
     /** The same reference with the same bundle and number is a replay; with anything else it is a 422. */
-    const replayOrConflict = (
-      existing: OrderRow & { bundle_id: number },
-      input: Order.PlaceOrderPayload
-    ) =>
+    const replayOrConflict = (existing: ReferencedRow, input: Order.PlaceOrderPayload) =>
       existing.bundle_id === input.bundle_id &&
         Phone.nationalDigits(existing.phone_number) === Phone.nationalDigits(input.phone_number)
         ? Effect.succeed(Placed.Replayed({ order: existing }))
@@ -130,9 +145,25 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
 
     const placements = { pending: placementStatement(sql, false), delivered: placementStatement(sql, true) }
 
+    /** The main balance and the bundle's price for the account, for an order its wallet could not pay. */
+    const findShortfall = SqlSchema.findOne({
+      Request: Schema.Struct({ accountId: Schema.Number, bundleId: Schema.Number }),
+      Result: Schema.Struct({ balance: Int8, price: Int8 }),
+      execute: ({ accountId, bundleId }) =>
+        sql`
+          SELECT w.balance, COALESCE(p.price, b.base_price) AS price
+          FROM accounts a
+          JOIN accounts g ON g.id = COALESCE(a.live_account_id, a.id)
+          JOIN wallets w ON w.account_id = a.id AND w.kind = 'main'
+          JOIN bundles b ON b.id = ${bundleId}
+          LEFT JOIN bundle_prices p ON p.bundle_id = b.id AND p.price_group_id = g.price_group_id
+          WHERE a.id = ${accountId}
+        `
+    })
+
     const placeAtOnce = (accountId: number, input: Order.PlaceOrderPayload) =>
       Effect.gen(function*() {
-        const orderNumber = Tokens.orderNumber() as Order.OrderNumber
+        const orderNumber = Tokens.orderNumber()
         // A provider that knows from the number alone that it delivers (the simulator) has the
         // delivery recorded with the placement, not in a second statement after it. Which
         // provider is the account's mode's: only when the two would answer differently (live
@@ -172,19 +203,11 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
         )
         if (Either.isLeft(result)) {
           // The wallet was short of the price: nothing was written.
-          const [short] = yield* sql<{ balance: string; price: string }>`
-            SELECT w.balance, COALESCE(p.price, b.base_price) AS price
-            FROM accounts a
-            JOIN accounts g ON g.id = COALESCE(a.live_account_id, a.id)
-            JOIN wallets w ON w.account_id = a.id AND w.kind = 'main'
-            JOIN bundles b ON b.id = ${input.bundle_id}
-            LEFT JOIN bundle_prices p ON p.bundle_id = b.id AND p.price_group_id = g.price_group_id
-            WHERE a.id = ${accountId}
-          `
+          const short = yield* findShortfall({ accountId, bundleId: input.bundle_id })
           return yield* new WalletContract.InsufficientBalance({
             message: "Insufficient wallet balance",
-            balance: short === undefined ? 0n : int8(short.balance),
-            required: short === undefined ? 0n : int8(short.price)
+            balance: Option.match(short, { onNone: () => 0n, onSome: (s) => s.balance }),
+            required: Option.match(short, { onNone: () => 0n, onSome: (s) => s.price })
           })
         }
         const [row] = result.right
@@ -193,11 +216,8 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
           // Another request holds this reference; the insert waited for it to commit, so it is visible now.
           return yield* replayOrConflict((yield* findByReference(accountId, input.reference!))!, input)
         }
-        const { balance_after, bundle_key, mode, network_slug, placed: _, price: _price, ...order } = row
-        return Placed.Created({
-          order: { ...order, bundle_key, network_slug, mode },
-          balanceAfter: int8(balance_after!)
-        })
+        const { balance_after, placed: _, ...order } = row
+        return Placed.Created({ order, balanceAfter: balance_after })
       }).pipe(
         // A fresh order number colliding with an existing one is astronomically rare; try again.
         Effect.retry({ times: 3, while: (error) => isUniqueViolation(error) })
@@ -207,27 +227,38 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
      * Moves a pending order to `successful` or `failed`; a failure refunds the main wallet in
      * the same transaction. Does nothing to an order that is no longer pending.
      */
-    const settle = (orderId: string, status: "successful" | "failed", reason: string | null, note?: string) =>
-      sql.withTransaction(Effect.gen(function*() {
-        const [row] = yield* sql<OrderRow & { readonly mode: "live" | "test" }>`
+    const settleRow = SqlSchema.findOne({
+      Request: Schema.Struct({
+        orderId: Schema.String,
+        status: Order.OrderStatus,
+        reason: Schema.NullOr(Schema.String)
+      }),
+      Result: Schema.Struct({ ...OrderRow.fields, mode: Mode.Mode }),
+      execute: ({ orderId, reason, status }) =>
+        sql`
           UPDATE orders o SET status = ${status}, settled_at = now(), next_check_at = NULL, failure_reason = ${reason}
           WHERE o.id = ${orderId} AND o.status = 'pending'
           RETURNING ${sql.literal(ORDER_COLUMNS)}, o.mode
         `
+    })
+
+    const settle = (orderId: string, status: "successful" | "failed", reason: string | null, note?: string) =>
+      sql.withTransaction(Effect.gen(function*() {
+        const row = Option.getOrUndefined(yield* settleRow({ orderId, status, reason }))
         if (row === undefined) return Option.none<Settled>()
         let refundedBalance = Option.none<bigint>()
         if (status === "failed") {
           const refund = {
             accountId: row.account_id,
             wallet: "main" as const,
-            amount: int8(row.amount),
+            amount: row.amount,
             reason: "refund" as const,
             orderId: row.id,
             ...(note === undefined ? {} : { note })
           }
           const moved = Option.getOrThrowWith(yield* wallet.move(refund), () => new Error("refund found no wallet"))
           refundedBalance = Option.some(moved.balanceAfter)
-          yield* wallet.announce(refund, moved, row.order_number as Order.OrderNumber)
+          yield* wallet.announce(refund, moved, row.order_number)
           // The metrics' count of refunded live orders, kept with the refund so a scrape reads one row.
           if (row.mode === "live") {
             yield* sql`UPDATE figures SET value = value + 1 WHERE name = 'refunded_live_orders'`
@@ -303,12 +334,21 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
       } satisfies Placement
     })
 
+    const findOwn = SqlSchema.findOne({
+      Request: Schema.Struct({ accountId: Schema.Number, orderNumber: Schema.String }),
+      Result: OrderRow,
+      execute: ({ accountId, orderNumber }) =>
+        sql`${prepared(sql)}
+          SELECT ${sql.literal(ORDER_COLUMNS)} FROM orders o
+          WHERE o.order_number = ${orderNumber} AND o.account_id = ${accountId}
+        `
+    })
+
     /** One order of an account; another account's order is not found, like an unknown one. */
     const get = Effect.fn("Orders.get")(function*(accountId: number, orderNumber: string) {
-      const [row] = !isOrderNumber(orderNumber) ? [] : yield* orDie(sql<OrderRow>`${prepared(sql)}
-        SELECT ${sql.literal(ORDER_COLUMNS)} FROM orders o
-        WHERE o.order_number = ${orderNumber} AND o.account_id = ${accountId}
-      `)
+      const row = !isOrderNumber(orderNumber)
+        ? undefined
+        : Option.getOrUndefined(yield* orDie(findOwn({ accountId, orderNumber })))
       if (row === undefined) return yield* new Order.OrderNotFound({ message: `Order ${orderNumber} not found` })
       return toOrder(row)
     })
@@ -326,11 +366,14 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
     ) =>
       Effect.gen(function*() {
         const [count] = yield* total
-        const rows = yield* sql<AdminOrderRow>`
-          SELECT ${sql.literal(ORDER_COLUMNS)}, ${sql.literal(ADMIN_COLUMNS)} FROM orders o WHERE ${where}
-          ORDER BY ${oldestFirst ? sql`o.created_at, o.id` : sql`o.created_at DESC, o.id DESC`}
-          LIMIT ${page.perPage} OFFSET ${page.offset}
-        `
+        const rows = yield* rowsOf(
+          AdminOrderRow,
+          sql`
+              SELECT ${sql.literal(ORDER_COLUMNS)}, ${sql.literal(ADMIN_COLUMNS)} FROM orders o WHERE ${where}
+              ORDER BY ${oldestFirst ? sql`o.created_at, o.id` : sql`o.created_at DESC, o.id DESC`}
+              LIMIT ${page.perPage} OFFSET ${page.offset}
+            `
+        )
         return { rows, pagination: Page.pagination(page, Number(count?.total ?? 0)) }
       }).pipe(orDie)
 
@@ -396,20 +439,23 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
       return { orders: result.rows.map(toAdminOrder), pagination: result.pagination }
     })
 
-    const adminFind = (orderNumber: string) =>
-      (isOrderNumber(orderNumber)
-        ? orDie(sql<AdminOrderRow>`
+    const findAny = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: AdminOrderRow,
+      execute: (orderNumber) =>
+        sql`
           SELECT ${sql.literal(ORDER_COLUMNS)}, ${sql.literal(ADMIN_COLUMNS)} FROM orders o
           WHERE o.order_number = ${orderNumber}
-        `)
-        : Effect.succeed([]))
-        .pipe(
-          Effect.flatMap(([row]) =>
-            row === undefined
-              ? Effect.fail(new Order.OrderNotFound({ message: `Order ${orderNumber} not found` }))
-              : Effect.succeed(row)
-          )
-        )
+        `
+    })
+
+    const adminFind = (orderNumber: string) =>
+      (isOrderNumber(orderNumber) ? orDie(findAny(orderNumber)) : Effect.succeedNone).pipe(
+        Effect.flatMap(Option.match({
+          onNone: () => Effect.fail(new Order.OrderNotFound({ message: `Order ${orderNumber} not found` })),
+          onSome: Effect.succeed
+        }))
+      )
 
     /** Any order, for the operator. */
     const adminGet = Effect.fn("Orders.adminGet")(function*(orderNumber: string) {
@@ -438,18 +484,21 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
 
     // The claim moves next_check_at a lease ahead, so a slow provider call in this process
     // is not repeated by another; SKIP LOCKED lets processes take disjoint batches.
-    const claimDue = sql<DeliverableRow>`
-      UPDATE orders o SET next_check_at = now() + make_interval(secs => ${CLAIM_LEASE_SECONDS})
-      FROM bundles b, networks n
-      WHERE b.id = o.bundle_id AND n.id = b.network_id AND o.id IN (
-        SELECT id FROM orders
-        WHERE status = 'pending' AND next_check_at <= now()
-        ORDER BY next_check_at
-        LIMIT 20
-        FOR UPDATE SKIP LOCKED
-      )
-      RETURNING ${sql.literal(ORDER_COLUMNS)}, b.key AS bundle_key, n.slug AS network_slug, o.mode
-    `
+    const claimDue = rowsOf(
+      DeliverableRow,
+      sql`
+          UPDATE orders o SET next_check_at = now() + make_interval(secs => ${CLAIM_LEASE_SECONDS})
+          FROM bundles b, networks n
+          WHERE b.id = o.bundle_id AND n.id = b.network_id AND o.id IN (
+            SELECT id FROM orders
+            WHERE status = 'pending' AND next_check_at <= now()
+            ORDER BY next_check_at
+            LIMIT 20
+            FOR UPDATE SKIP LOCKED
+          )
+          RETURNING ${sql.literal(ORDER_COLUMNS)}, b.key AS bundle_key, n.slug AS network_slug, o.mode
+        `
+    )
 
     /** Checks every pending order whose next check is due; returns how many it looked at. */
     const processDue = Effect.gen(function*() {

@@ -10,10 +10,10 @@
  *   operator) wins and the rest match no row; a unique index on the ledger's `payment_id` is
  *   the second guard. The credit's ledger entry names the payment.
  */
-import { type Account, ApiError, Page as PageContract, Payment } from "@databundle/contract"
+import { Account, ApiError, Page as PageContract, Payment } from "@databundle/contract"
 import { SqlClient } from "@effect/sql"
 import { Cause, Clock, Duration, Effect, Option, Schedule, Schema } from "effect"
-import { int8, isUniqueViolation, orDie } from "./Database.js"
+import { Int8, isUniqueViolation, orDie, rowsOf } from "./Database.js"
 import * as Page from "./Page.js"
 import { type CollectionOutcome, PaymentProvider } from "./PaymentProvider.js"
 import { Settings } from "./Settings.js"
@@ -39,21 +39,27 @@ const RECOVERY_DELAY_SECONDS = 30
 /** How far ahead a claim moves a payment's next check, so no other process takes it meanwhile. */
 const CLAIM_LEASE_SECONDS = 60
 
-interface PaymentRow {
-  readonly id: string
-  readonly payment_number: string
-  readonly account_id: number
-  readonly method: Payment.PaymentMethod
-  readonly amount: string
-  readonly status: Payment.PaymentStatus
-  readonly payer_number: string | null
-  readonly note: string | null
-  readonly failure_reason: string | null
-  readonly code_prompt: string | null
-  readonly fingerprint: string
-  readonly created_at: Date
-  readonly settled_at: Date | null
-}
+/** A payment's row as `COLUMNS` read it. */
+const PaymentRow = Schema.Struct({
+  id: Schema.String,
+  payment_number: Payment.PaymentNumber,
+  account_id: Account.AccountId,
+  method: Payment.PaymentMethod,
+  amount: Int8,
+  status: Payment.PaymentStatus,
+  payer_number: Schema.NullOr(Schema.String),
+  note: Schema.NullOr(Schema.String),
+  failure_reason: Schema.NullOr(Schema.String),
+  code_prompt: Schema.NullOr(Schema.String),
+  fingerprint: Schema.String,
+  created_at: Schema.DateFromSelf,
+  settled_at: Schema.NullOr(Schema.DateFromSelf)
+})
+
+type PaymentRow = typeof PaymentRow.Type
+
+/** A payment just settled, and whether its account has a webhook URL to announce the credit to. */
+const SettledPaymentRow = Schema.Struct({ ...PaymentRow.fields, has_webhook: Schema.Boolean })
 
 const COLUMNS = "p.id, p.payment_number, p.account_id, p.method, p.amount, p.status, p.payer_number, p.note, " +
   "p.failure_reason, p.code_prompt, p.fingerprint, p.created_at, p.settled_at"
@@ -81,9 +87,9 @@ export class Payments extends Effect.Service<Payments>()("core/Payments", {
         : "Approve the payment prompt on the payer's phone (dial the wallet's menu if no prompt appears)."
 
     const toPayment = (row: PaymentRow): Payment.Payment => ({
-      payment_number: row.payment_number as Payment.PaymentNumber,
+      payment_number: row.payment_number,
       method: row.method,
-      amount: int8(row.amount),
+      amount: row.amount,
       status: row.status,
       payer_number: row.payer_number,
       note: row.note,
@@ -97,7 +103,7 @@ export class Payments extends Effect.Service<Payments>()("core/Payments", {
 
     const toAdmin = (row: PaymentRow): Payment.AdminPayment => ({
       ...toPayment(row),
-      account_id: row.account_id as Account.AccountId
+      account_id: row.account_id
     })
 
     /** The methods the funding page offers. */
@@ -116,20 +122,23 @@ export class Payments extends Effect.Service<Payments>()("core/Payments", {
      */
     const settle = (paymentId: string, outcome: { readonly approved: boolean; readonly reason: string | null }) =>
       sql.withTransaction(Effect.gen(function*() {
-        const [row] = yield* sql<PaymentRow & { has_webhook: boolean }>`
+        const [row] = yield* rowsOf(
+          SettledPaymentRow,
+          sql`
           UPDATE payments p SET status = ${outcome.approved ? "successful" : "failed"}, settled_at = now(),
             next_check_at = NULL, code_prompt = NULL, failure_reason = ${outcome.approved ? null : outcome.reason}
           FROM accounts a
           WHERE p.id = ${paymentId} AND p.status = 'pending' AND a.id = p.account_id
           RETURNING ${sql.literal(COLUMNS)}, a.webhook_url IS NOT NULL AS has_webhook
         `
+        )
         if (row === undefined) return Option.none<PaymentRow>()
         if (outcome.approved) {
           const from = row.payer_number === null ? "" : ` from ${row.payer_number}`
           const movement = {
             accountId: row.account_id,
             wallet: "main" as const,
-            amount: int8(row.amount),
+            amount: row.amount,
             reason: "funding" as const,
             paymentId: row.id,
             note: `${METHOD_LABELS[row.method]} payment ${row.payment_number}${from}`
@@ -149,7 +158,7 @@ export class Payments extends Effect.Service<Payments>()("core/Payments", {
         return {
           paymentNumber: row.payment_number,
           method: row.method,
-          amount: int8(row.amount),
+          amount: row.amount,
           payerNumber: row.payer_number ?? "",
           createdAt: row.created_at,
           email: user?.email ?? null
@@ -207,12 +216,15 @@ export class Payments extends Effect.Service<Payments>()("core/Payments", {
       })
 
     const findByKey = (accountId: number, key: string) =>
-      orDie(sql<PaymentRow>`
+      orDie(rowsOf(
+        PaymentRow,
+        sql`
         SELECT ${sql.literal(COLUMNS)} FROM payments p WHERE p.account_id = ${accountId} AND p.idempotency_key = ${key}
-      `).pipe(Effect.map((rows) => rows[0]))
+      `
+      )).pipe(Effect.map((rows) => rows[0]))
 
     const byId = (id: string) =>
-      orDie(sql<PaymentRow>`SELECT ${sql.literal(COLUMNS)} FROM payments p WHERE p.id = ${id}`).pipe(
+      orDie(rowsOf(PaymentRow, sql`SELECT ${sql.literal(COLUMNS)} FROM payments p WHERE p.id = ${id}`)).pipe(
         Effect.map((rows) => rows[0]!)
       )
 
@@ -234,14 +246,17 @@ export class Payments extends Effect.Service<Payments>()("core/Payments", {
       const note = input.note ?? null
       const fingerprint = JSON.stringify([input.method, String(input.amount), payer, note])
       const inserted = yield* orDie(
-        sql<PaymentRow>`
+        rowsOf(
+          PaymentRow,
+          sql`
           INSERT INTO payments AS p (payment_number, account_id, idempotency_key, fingerprint, method, amount,
             payer_number, note, next_check_at)
           VALUES (${Tokens.paymentNumber()}, ${accountId}, ${key}, ${fingerprint}, ${input.method}, ${input.amount},
             ${payer}, ${note}, ${mobile ? sql`now() + make_interval(secs => ${RECOVERY_DELAY_SECONDS})` : null})
           ON CONFLICT (account_id, idempotency_key) DO NOTHING
           RETURNING ${sql.literal(COLUMNS)}
-        `.pipe(Effect.retry({ times: 3, while: (error) => isUniqueViolation(error) }))
+        `
+        ).pipe(Effect.retry({ times: 3, while: (error) => isUniqueViolation(error) }))
       )
       const row = inserted[0]
       if (row === undefined) {
@@ -266,10 +281,13 @@ export class Payments extends Effect.Service<Payments>()("core/Payments", {
 
     /** One payment of an account; another account's is not found, like an unknown one. */
     const get = Effect.fn("Payments.get")(function*(accountId: number, paymentNumber: string) {
-      const [row] = !isPaymentNumber(paymentNumber) ? [] : yield* orDie(sql<PaymentRow>`
+      const [row] = !isPaymentNumber(paymentNumber) ? [] : yield* orDie(rowsOf(
+        PaymentRow,
+        sql`
         SELECT ${sql.literal(COLUMNS)} FROM payments p
         WHERE p.payment_number = ${paymentNumber} AND p.account_id = ${accountId}
-      `)
+      `
+      ))
       if (row === undefined) return yield* notFound(paymentNumber)
       return toPayment(row)
     })
@@ -287,10 +305,13 @@ export class Payments extends Effect.Service<Payments>()("core/Payments", {
         const where = sql.and(conditions)
         const page = Page.resolve(query, sizes)
         const [count] = yield* sql<{ total: string }>`SELECT count(*) AS total FROM payments p WHERE ${where}`
-        const rows = yield* sql<PaymentRow>`
+        const rows = yield* rowsOf(
+          PaymentRow,
+          sql`
           SELECT ${sql.literal(COLUMNS)} FROM payments p WHERE ${where}
           ORDER BY p.created_at DESC, p.id DESC LIMIT ${page.perPage} OFFSET ${page.offset}
         `
+        )
         return { rows, pagination: Page.pagination(page, Number(count!.total)) }
       }).pipe(orDie)
     }
@@ -311,9 +332,12 @@ export class Payments extends Effect.Service<Payments>()("core/Payments", {
 
     const adminFind = (paymentNumber: string) =>
       Effect.gen(function*() {
-        const [row] = !isPaymentNumber(paymentNumber) ? [] : yield* orDie(sql<PaymentRow>`
+        const [row] = !isPaymentNumber(paymentNumber) ? [] : yield* orDie(rowsOf(
+          PaymentRow,
+          sql`
           SELECT ${sql.literal(COLUMNS)} FROM payments p WHERE p.payment_number = ${paymentNumber}
-        `)
+        `
+        ))
         if (row === undefined) return yield* notFound(paymentNumber)
         return row
       })
@@ -346,7 +370,9 @@ export class Payments extends Effect.Service<Payments>()("core/Payments", {
     })
 
     // As the order worker: a claim leases the row, SKIP LOCKED gives processes disjoint batches.
-    const claimDue = sql<PaymentRow>`
+    const claimDue = rowsOf(
+      PaymentRow,
+      sql`
       UPDATE payments p SET next_check_at = now() + make_interval(secs => ${CLAIM_LEASE_SECONDS})
       WHERE p.id IN (
         SELECT id FROM payments
@@ -357,6 +383,7 @@ export class Payments extends Effect.Service<Payments>()("core/Payments", {
       )
       RETURNING ${sql.literal(COLUMNS)}
     `
+    )
 
     /** Checks every pending mobile money payment whose next check is due; returns how many. */
     const processDue = Effect.gen(function*() {
@@ -382,9 +409,12 @@ export class Payments extends Effect.Service<Payments>()("core/Payments", {
      * pending row. Unknown numbers and settled payments are left alone; returns the payment.
      */
     const refresh = Effect.fn("Payments.refresh")(function*(paymentNumber: string) {
-      const [row] = !isPaymentNumber(paymentNumber) ? [] : yield* orDie(sql<PaymentRow>`
+      const [row] = !isPaymentNumber(paymentNumber) ? [] : yield* orDie(rowsOf(
+        PaymentRow,
+        sql`
         SELECT ${sql.literal(COLUMNS)} FROM payments p WHERE p.payment_number = ${paymentNumber}
-      `)
+      `
+      ))
       if (row === undefined) return Option.none<Payment.AdminPayment>()
       if (row.status === "pending" && isMobileMoney(row.method)) yield* Effect.uninterruptible(collect(row))
       return Option.some(toAdmin(yield* byId(row.id)))
@@ -401,10 +431,13 @@ export class Payments extends Effect.Service<Payments>()("core/Payments", {
       paymentNumber: string,
       code: string
     ) {
-      const [row] = !isPaymentNumber(paymentNumber) ? [] : yield* orDie(sql<PaymentRow>`
+      const [row] = !isPaymentNumber(paymentNumber) ? [] : yield* orDie(rowsOf(
+        PaymentRow,
+        sql`
         SELECT ${sql.literal(COLUMNS)} FROM payments p
         WHERE p.payment_number = ${paymentNumber} AND p.account_id = ${accountId}
-      `)
+      `
+      ))
       if (row === undefined) return yield* notFound(paymentNumber)
       if (row.status !== "pending") {
         return yield* new ApiError.Conflict({ message: `Payment ${paymentNumber} is already ${row.status}` })

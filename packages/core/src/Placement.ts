@@ -7,9 +7,9 @@
 import { type Account, Money, type Order, Webhook } from "@databundle/contract"
 import type { SqlClient, Statement } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Schema } from "effect"
-import { sqlState } from "./Database.js"
-import type { OrderRow } from "./OrderRow.js"
+import { Effect, type ParseResult, Schema } from "effect"
+import { Int8, sqlState } from "./Database.js"
+import { DeliverableRow } from "./OrderRow.js"
 import { prepared, reusable } from "./Prepared.js"
 import * as WebhooksModule from "./Webhooks.js"
 
@@ -21,8 +21,8 @@ export const RECOVERY_DELAY_SECONDS = 30
  * violation on `balance_after` (the only column of the statement that can be null; a
  * driver that names the column must name that one).
  */
-export const isShortWallet = (error: SqlError): boolean => {
-  if (sqlState(error) !== "23502") return false
+export const isShortWallet = (error: SqlError | ParseResult.ParseError): boolean => {
+  if (error._tag !== "SqlError" || sqlState(error) !== "23502") return false
   const cause: unknown = error.cause
   const column = typeof cause === "object" && cause !== null && "column" in cause ? cause.column : undefined
   return column === undefined || column === "balance_after"
@@ -62,15 +62,20 @@ type PlacementSlot =
   | "debitId"
   | "successId"
 
-/** What the placement returns: the order when it was placed, with its bundle, mode, price and the balance left. */
-export type PlacedRow = OrderRow & {
-  readonly bundle_key: string
-  readonly network_slug: string
-  readonly mode: "live" | "test"
-  readonly price: string
-  readonly placed: boolean
-  readonly balance_after: string | null
-}
+/**
+ * What the placement returns when the bundle could be bought (no row when not): the order
+ * placed, with its bundle, mode and the balance left; or, when another order holds the
+ * reference, only that it was not placed.
+ */
+export const PlacedRow = Schema.Union(
+  Schema.Struct({ placed: Schema.Literal(true), ...DeliverableRow.fields, balance_after: Int8 }),
+  Schema.Struct({ placed: Schema.Literal(false) })
+)
+
+/** The type of `PlacedRow`. */
+export type PlacedRow = typeof PlacedRow.Type
+
+const decodePlaced = Schema.decodeUnknown(Schema.Array(PlacedRow))
 
 const encodeCedis = Schema.encodeSync(Money.Cedis)
 
@@ -114,10 +119,10 @@ const timeValue = (sql: SqlClient.SqlClient, standIn: Date, column: string): Web
  *
  * The events (`Wallet.announce`'s debit, and the delivery when it is known) are written by
  * `Webhook.eventBody` once, with stand-ins for every value, which the statement replaces
- * with the call's and its own (`Webhooks.splicedBody`).
+ * with the call's and its own (`Webhooks.splicedBody`). Its rows are decoded as `PlacedRow`s.
  */
-export const statement = (sql: SqlClient.SqlClient, delivered: boolean) =>
-  reusable<PlacementSlot, PlacedRow>(sql, (slot) => {
+export const statement = (sql: SqlClient.SqlClient, delivered: boolean) => {
+  const run = reusable<PlacementSlot, object>(sql, (slot) => {
     const debitEvent = Webhook.eventBody({
       id: STAND_IN.debitId,
       type: "wallet.debited",
@@ -196,7 +201,7 @@ export const statement = (sql: SqlClient.SqlClient, delivered: boolean) =>
         ])
       })
     }
-    return sql<PlacedRow>`${prepared(sql)}
+    return sql`${prepared(sql)}
       WITH bundle AS (
         SELECT b.key, b.name, n.name AS network_name, n.slug AS network_slug,
           COALESCE(p.price, b.base_price) AS price, a.mode,
@@ -262,3 +267,5 @@ export const statement = (sql: SqlClient.SqlClient, delivered: boolean) =>
       FROM bundle LEFT JOIN placed p ON true LEFT JOIN entry e ON true
     `
   })
+  return (values: Readonly<Record<PlacementSlot, unknown>>) => Effect.flatMap(run(values), decodePlaced)
+}

@@ -10,8 +10,8 @@
  */
 import { Webhook } from "@databundle/contract"
 import { HttpClient, HttpClientError, HttpClientRequest } from "@effect/platform"
-import { SqlClient } from "@effect/sql"
-import { Clock, Duration, Effect, Ref, Schedule } from "effect"
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Clock, Duration, Effect, Ref, Schedule, Schema } from "effect"
 import { orDie } from "./Database.js"
 import { Settings } from "./Settings.js"
 
@@ -37,15 +37,18 @@ export const ATTEMPT_DEADLINE = Duration.seconds(5)
  */
 export const LEASE = Duration.seconds(60)
 
-interface DueEvent {
-  readonly id: string
-  readonly type: Webhook.WebhookEventType
-  readonly body: string
-  readonly attempts: number
-  readonly queued_at: Date
-  readonly webhook_url: string | null
-  readonly webhook_secret: string | null
-}
+/** An event claimed for an attempt, with where it goes and the secret it is signed with. */
+const DueEvent = Schema.Struct({
+  id: Webhook.EventId,
+  type: Webhook.WebhookEventType,
+  body: Schema.String,
+  attempts: Schema.Number,
+  queued_at: Schema.DateFromSelf,
+  webhook_url: Schema.NullOr(Schema.String),
+  webhook_secret: Schema.NullOr(Schema.String)
+})
+
+type DueEvent = typeof DueEvent.Type
 
 /** Why an attempt failed, in a line fit for `last_error` and the log. */
 const reason = (error: unknown): string =>
@@ -68,8 +71,11 @@ export class WebhookDelivery extends Effect.Service<WebhookDelivery>()("core/Web
      * processes claiming at once both pick the same rows; the re-checked lease condition lets
      * only the first one have each.
      */
-    const claim = (limit: number) =>
-      sql<DueEvent>`
+    const claim = SqlSchema.findAll({
+      Request: Schema.Number,
+      Result: DueEvent,
+      execute: (limit) =>
+        sql`
         WITH busy AS (
           SELECT a.webhook_url, count(*) AS n
           FROM webhook_events e JOIN webhook_targets a ON a.id = e.account_id
@@ -95,7 +101,8 @@ export class WebhookDelivery extends Effect.Service<WebhookDelivery>()("core/Web
         WHERE e.id = c.id AND a.id = e.account_id AND e.delivered_at IS NULL AND e.abandoned_at IS NULL
           AND (e.leased_until IS NULL OR e.leased_until <= now())
         RETURNING e.id, e.type, e.body, e.attempts, e.queued_at, a.webhook_url, a.webhook_secret
-      `.pipe(orDie)
+      `
+    })
 
     const deliver = (event: DueEvent) =>
       Effect.gen(function*() {
@@ -171,7 +178,7 @@ export class WebhookDelivery extends Effect.Service<WebhookDelivery>()("core/Web
     const deliverDue = Effect.gen(function*() {
       let attempted = 0
       while (true) {
-        const events = yield* claim(MAX_IN_FLIGHT)
+        const events = yield* orDie(claim(MAX_IN_FLIGHT))
         if (events.length === 0) return attempted
         attempted += events.length
         yield* Effect.forEach(events, deliver, { concurrency: "unbounded", discard: true })
@@ -188,7 +195,7 @@ export class WebhookDelivery extends Effect.Service<WebhookDelivery>()("core/Web
       const tick = Effect.gen(function*() {
         const free = MAX_IN_FLIGHT - (yield* Ref.get(inFlight))
         if (free <= 0) return
-        const events = yield* claim(free)
+        const events = yield* orDie(claim(free))
         yield* Ref.update(inFlight, (n) => n + events.length)
         for (const event of events) {
           // A child of this fiber: stopping the worker stops its attempts; their leases run out.

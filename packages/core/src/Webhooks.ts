@@ -7,36 +7,57 @@ import {
   Account,
   ApiError,
   Event,
+  Mode,
   type Order,
   Page as PageContract,
   Webhook,
   WebhookDelivery as DeliveryContract
 } from "@databundle/contract"
-import { SqlClient, type Statement } from "@effect/sql"
-import { Clock, Effect, Schema } from "effect"
-import { int8, orDie } from "./Database.js"
+import { SqlClient, SqlSchema, type Statement } from "@effect/sql"
+import { Clock, Effect, Option, Schema } from "effect"
+import { Int8, Int8Number, orDie, rowsOf } from "./Database.js"
 import * as Page from "./Page.js"
 import * as Tokens from "./Tokens.js"
 
 /** The most endpoints the operator's health list shows (failing ones first). */
 export const HEALTH_LIMIT = 500
 
-const decodeEvent = Schema.decodeUnknownSync(Schema.parseJson(Webhook.WebhookEvent))
+/** An event as `DELIVERY_COLUMNS` read its delivery. */
+const DeliveryRow = Schema.Struct({
+  id: Webhook.EventId,
+  type: Webhook.WebhookEventType,
+  url: Schema.NullOr(Schema.String),
+  attempts: Schema.Number,
+  leased: Schema.Boolean,
+  last_status: Schema.NullOr(Schema.Number),
+  last_error: Schema.NullOr(Schema.String),
+  last_attempt_at: Schema.NullOr(Schema.DateFromSelf),
+  next_attempt_at: Schema.NullOr(Schema.DateFromSelf),
+  delivered_at: Schema.NullOr(Schema.DateFromSelf),
+  abandoned_at: Schema.NullOr(Schema.DateFromSelf),
+  created_at: Schema.DateFromSelf
+})
 
-interface DeliveryRow {
-  readonly id: string
-  readonly type: Webhook.WebhookEventType
-  readonly url: string | null
-  readonly attempts: number
-  readonly leased: boolean
-  readonly last_status: number | null
-  readonly last_error: string | null
-  readonly last_attempt_at: Date | null
-  readonly next_attempt_at: Date | null
-  readonly delivered_at: Date | null
-  readonly abandoned_at: Date | null
-  readonly created_at: Date
-}
+type DeliveryRow = typeof DeliveryRow.Type
+
+/** An event of the feed: its place, and its body as it was stored (the JSON `Webhook.eventBody` wrote). */
+const FeedRow = Schema.Struct({ seq: Event.EventCursor, body: Schema.parseJson(Webhook.WebhookEvent) })
+
+/** How many events a feed's filter selects, and the newest one's place. */
+const FeedHead = Schema.Struct({ total: Int8Number, newest: Schema.NullOr(Event.EventCursor) })
+
+/** One endpoint's health, as the operator's list reads it. */
+const HealthRow = Schema.Struct({
+  account_id: Account.AccountId,
+  account_name: Schema.String,
+  url: Schema.NullOr(Schema.String),
+  backlog: Int8Number,
+  oldest_queued_at: Schema.NullOr(Schema.DateFromSelf),
+  failing_since: Schema.NullOr(Schema.DateFromSelf),
+  abandoned: Int8Number,
+  last_status: Schema.NullOr(Schema.Number),
+  last_attempt_at: Schema.NullOr(Schema.DateFromSelf)
+})
 
 const DELIVERY_COLUMNS = `e.id, e.type, e.url, e.attempts, coalesce(e.leased_until > now(), false) AS leased,
   e.last_status, e.last_error, e.last_attempt_at, e.next_attempt_at, e.delivered_at, e.abandoned_at, e.created_at`
@@ -51,7 +72,7 @@ const toDelivery = (row: DeliveryRow): DeliveryContract.Delivery => {
     ? "retrying"
     : "pending"
   return {
-    id: Webhook.EventId.make(row.id),
+    id: row.id,
     event_type: row.type,
     url: row.url,
     state,
@@ -75,7 +96,7 @@ const testContent = (
   now: Date
 ): Webhook.WebhookEventContent => {
   const order: Order.Order = {
-    order_number: Tokens.orderNumber() as Order.OrderNumber,
+    order_number: Tokens.orderNumber(),
     bundle: "Test bundle",
     network: "Test network",
     phone_number: "0240000000",
@@ -189,12 +210,17 @@ export class Webhooks extends Effect.Service<Webhooks>()("core/Webhooks", {
     })
 
     const deliveryRows = (where: ReturnType<typeof sql.and>, tail = sql``) =>
-      orDie(sql<DeliveryRow>`
-        SELECT ${sql.literal(DELIVERY_COLUMNS)} FROM webhook_events e
-        WHERE ${where}
-        ORDER BY e.queued_at DESC, e.seq DESC
-        ${tail}
-      `)
+      orDie(
+        rowsOf(
+          DeliveryRow,
+          sql`
+            SELECT ${sql.literal(DELIVERY_COLUMNS)} FROM webhook_events e
+            WHERE ${where}
+            ORDER BY e.queued_at DESC, e.seq DESC
+            ${tail}
+          `
+        )
+      )
 
     // Only a well-formed event id can name a delivery: anything else (a NUL byte too) is not found without a query.
     const deliveryOf = (accountId: number, id: string) =>
@@ -217,19 +243,28 @@ export class Webhooks extends Effect.Service<Webhooks>()("core/Webhooks", {
       const where = sql.and(conditions)
       // From the cursor forwards when following, from the newest backwards when browsing.
       const order = query.since === undefined ? sql`ORDER BY e.seq DESC` : sql`ORDER BY e.seq`
-      const [head] = yield* orDie(sql<{ total: string; newest: string | null }>`
-        SELECT count(*)::text AS total, max(e.seq)::text AS newest FROM webhook_events e WHERE ${where}
-      `)
-      const rows = yield* orDie(sql<{ seq: string; body: string }>`
-        SELECT e.seq::text AS seq, e.body FROM webhook_events e WHERE ${where}
-        ${order} LIMIT ${page.perPage} OFFSET ${page.offset}
-      `)
+      const head = yield* orDie(
+        SqlSchema.single({
+          Request: Schema.Void,
+          Result: FeedHead,
+          execute: () =>
+            sql`SELECT count(*)::text AS total, max(e.seq)::text AS newest FROM webhook_events e WHERE ${where}`
+        })(undefined)
+      )
+      const rows = yield* orDie(
+        rowsOf(
+          FeedRow,
+          sql`
+            SELECT e.seq::text AS seq, e.body FROM webhook_events e WHERE ${where}
+            ${order} LIMIT ${page.perPage} OFFSET ${page.offset}
+          `
+        )
+      )
       const listed = query.since === undefined ? rows : [...rows].reverse()
-      const cursor = listed[0]?.seq ?? query.since ?? head!.newest ?? Event.START_CURSOR
       return {
-        events: listed.map((row) => decodeEvent(row.body)),
-        pagination: Page.pagination(page, Number(head!.total)),
-        cursor: cursor as Event.EventCursor
+        events: listed.map((row) => row.body),
+        pagination: Page.pagination(page, head.total),
+        cursor: listed[0]?.seq ?? query.since ?? head.newest ?? Event.START_CURSOR
       }
     })
 
@@ -304,17 +339,10 @@ export class Webhooks extends Effect.Service<Webhooks>()("core/Webhooks", {
      * with events still queued or abandoned, the failing ones first (oldest failure first), at
      * most `HEALTH_LIMIT`. Each figure is read per account by an index of its own.
      */
-    const health = orDie(sql<{
-      account_id: number
-      account_name: string
-      url: string | null
-      backlog: string | number | null
-      oldest_queued_at: Date | null
-      failing_since: Date | null
-      abandoned: string | number | null
-      last_status: number | null
-      last_attempt_at: Date | null
-    }>`
+    const health = orDie(
+      rowsOf(
+        HealthRow,
+        sql`
       SELECT a.id AS account_id, a.name AS account_name, a.webhook_url AS url, q.backlog, q.oldest_queued_at,
         q.failing_since, ab.abandoned, la.last_status, la.last_attempt_at
       FROM accounts a
@@ -337,37 +365,32 @@ export class Webhooks extends Effect.Service<Webhooks>()("core/Webhooks", {
       WHERE a.webhook_url IS NOT NULL OR q.backlog > 0 OR ab.abandoned > 0
       ORDER BY q.failing_since IS NULL, q.failing_since, ab.abandoned DESC, a.id
       LIMIT ${HEALTH_LIMIT}
-    `).pipe(
-      Effect.map((rows) =>
-        rows.map((row) => ({
-          account_id: row.account_id,
-          account_name: row.account_name,
-          url: row.url,
-          backlog: Number(row.backlog ?? 0),
-          oldest_queued_at: row.oldest_queued_at,
-          failing_since: row.failing_since,
-          abandoned: Number(row.abandoned ?? 0),
-          last_status: row.last_status,
-          last_attempt_at: row.last_attempt_at
-        }))
-      ),
-      Effect.withSpan("Webhooks.health")
-    )
+    `
+      )
+    ).pipe(Effect.withSpan("Webhooks.health"))
 
     /**
      * Records a test event of a type for the account, marked `test: true`, with data that
      * describes nothing real; delivered like any other when the account has a webhook URL.
      */
     const trigger = Effect.fn("Webhooks.trigger")(function*(accountId: number, type: Webhook.WebhookEventType) {
-      const [balance] = yield* orDie(sql<{ balance: string; mode: "live" | "test" }>`
-        SELECT w.balance, a.mode FROM wallets w JOIN accounts a ON a.id = w.account_id
-        WHERE w.account_id = ${accountId} AND w.kind = 'main'
-      `)
-      if (balance === undefined) {
+      const found = yield* orDie(
+        SqlSchema.findOne({
+          Request: Schema.Number,
+          Result: Schema.Struct({ account_id: Account.AccountId, balance: Int8, mode: Mode.Mode }),
+          execute: (id) =>
+            sql`
+            SELECT w.account_id, w.balance, a.mode FROM wallets w JOIN accounts a ON a.id = w.account_id
+            WHERE w.account_id = ${id} AND w.kind = 'main'
+          `
+        })(accountId)
+      )
+      if (Option.isNone(found)) {
         return yield* new Account.AccountNotFound({ message: `Account ${accountId} not found` })
       }
+      const balance = found.value
       const now = new Date(yield* Clock.currentTimeMillis)
-      const made = yield* newEvent(testContent(type, accountId as Account.AccountId, int8(balance.balance), now))
+      const made = yield* newEvent(testContent(type, balance.account_id, balance.balance, now))
       const event = { ...made, livemode: balance.mode === "live" }
       const [row] = yield* insert(accountId, event)
       const delivery = row?.queued === true ? (yield* deliveryOf(accountId, event.id)) ?? null : null

@@ -20,9 +20,9 @@
  * resumes from the database.
  */
 import type { Order } from "@databundle/contract"
-import { Fulfillment } from "@databundle/core"
-import { SqlClient } from "@effect/sql"
-import { Clock, Duration, Effect, Layer, Option } from "effect"
+import { Database, Fulfillment } from "@databundle/core"
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Clock, Duration, Effect, Layer, Option, Schema } from "effect"
 import * as UpstreamConfig from "./UpstreamConfig.js"
 import { type Connected, Upstreams } from "./Upstreams.js"
 
@@ -32,15 +32,21 @@ type FulfillmentOutcome = Fulfillment.FulfillmentOutcome
 /** The longest wait between two checks of one order. */
 const MAX_WAIT = Duration.minutes(5)
 
-type State = "placing" | "placed" | "clear" | "successful" | "failed"
+/** What an upstream holds of an order (see above). */
+const State = Schema.Literal("placing", "placed", "clear", "successful", "failed")
 
-interface Row {
-  readonly upstream: string
-  readonly state: State
-  readonly upstream_order_number: string | null
-  readonly attempts: number
-  readonly last_error: string | null
-}
+type State = typeof State.Type
+
+/** An order's record at one upstream. */
+const Row = Schema.Struct({
+  upstream: Schema.String,
+  state: State,
+  upstream_order_number: Schema.NullOr(Schema.String),
+  attempts: Schema.Number,
+  last_error: Schema.NullOr(Schema.String)
+})
+
+type Row = typeof Row.Type
 
 /** What one placement attempt proved. */
 type Attempt =
@@ -136,11 +142,15 @@ export const provider = Layer.effect(
     const { all, tuning } = yield* Upstreams
     const byName = new Map(all.map((u) => [u.config.name, u]))
 
-    const rows = (orderNumber: string) =>
-      sql<Row>`
-        SELECT upstream, state, upstream_order_number, attempts, last_error
-        FROM upstream_orders WHERE order_number = ${orderNumber}
-      `
+    const rows = SqlSchema.findAll({
+      Request: Schema.String,
+      Result: Row,
+      execute: (orderNumber) =>
+        sql`
+          SELECT upstream, state, upstream_order_number, attempts, last_error
+          FROM upstream_orders WHERE order_number = ${orderNumber}
+        `
+    })
 
     const record = (
       orderNumber: string,
@@ -388,7 +398,7 @@ export const provider = Layer.effect(
           )
         })
       }).pipe(
-        Effect.catchTag("SqlError", (error) => Effect.die(error)),
+        Database.orDie,
         Effect.withSpan("Upstream.deliver")
       )
 
