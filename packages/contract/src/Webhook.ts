@@ -91,9 +91,6 @@ export const WebhookEvent = Schema.Union(OrderSuccessful, OrderFailed, WalletFun
 /** The type of `WebhookEvent`: amounts in pesewas, times as `Date`. */
 export type WebhookEvent = typeof WebhookEvent.Type
 
-/** The JSON of a `WebhookEvent`, as delivered: amounts in cedis, times as ISO text. */
-export type WebhookEventJson = typeof WebhookEvent.Encoded
-
 /** The event types. */
 export type WebhookEventType = WebhookEvent["type"]
 
