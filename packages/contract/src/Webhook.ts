@@ -256,3 +256,29 @@ export const standardSignature = async (
   for (const byte of mac) binary += String.fromCharCode(byte)
   return `v1,${btoa(binary)}`
 }
+
+/**
+ * The signed headers of a delivery of `body` (the event `id` of `type`) at `timestamp` (Unix
+ * seconds): `X-Webhook-Signature`, `X-Webhook-Id`, `X-Webhook-Event` and the Standard Webhooks
+ * `webhook-id`, `webhook-timestamp` and `webhook-signature`.
+ */
+export const deliveryHeaders = async (options: {
+  readonly id: string
+  readonly type: string
+  readonly body: string | Uint8Array | ArrayBuffer
+  readonly secret: string
+  readonly timestamp: number
+}): Promise<Record<string, string>> => {
+  const [signature, standard] = await Promise.all([
+    signatureHeader(options.secret, options.timestamp, options.body),
+    standardSignature(options.secret, options.id, options.timestamp, options.body)
+  ])
+  return {
+    [SIGNATURE_HEADER]: signature,
+    [ID_HEADER]: options.id,
+    [EVENT_HEADER]: options.type,
+    [STANDARD_ID_HEADER]: options.id,
+    [STANDARD_TIMESTAMP_HEADER]: String(options.timestamp),
+    [STANDARD_SIGNATURE_HEADER]: standard
+  }
+}

@@ -15,6 +15,9 @@ import { Clock, Duration, Effect, Ref, Schedule, Schema } from "effect"
 import { orDie } from "./Database.js"
 import { Settings } from "./Settings.js"
 
+/** The `User-Agent` of every delivery (and of the operator's alerts, which are shaped alike). */
+export const USER_AGENT = "databundle-webhooks/1"
+
 /** Deliveries are retried for at least this long before an event is abandoned. */
 export const RETRY_WINDOW = Duration.hours(25)
 
@@ -113,23 +116,18 @@ export class WebhookDelivery extends Effect.Service<WebhookDelivery>()("core/Web
           `
         }
         const timestamp = Math.floor((yield* Clock.currentTimeMillis) / 1000)
-        const [signature, standard] = yield* Effect.promise(() =>
-          Promise.all([
-            Webhook.signatureHeader(event.webhook_secret!, timestamp, event.body),
-            Webhook.standardSignature(event.webhook_secret!, event.id, timestamp, event.body)
-          ])
+        const signed = yield* Effect.promise(() =>
+          Webhook.deliveryHeaders({
+            id: event.id,
+            type: event.type,
+            body: event.body,
+            secret: event.webhook_secret!,
+            timestamp
+          })
         )
         const sent = yield* client.execute(
           HttpClientRequest.post(event.webhook_url).pipe(
-            HttpClientRequest.setHeaders({
-              [Webhook.SIGNATURE_HEADER]: signature,
-              [Webhook.ID_HEADER]: event.id,
-              [Webhook.EVENT_HEADER]: event.type,
-              [Webhook.STANDARD_ID_HEADER]: event.id,
-              [Webhook.STANDARD_TIMESTAMP_HEADER]: String(timestamp),
-              [Webhook.STANDARD_SIGNATURE_HEADER]: standard,
-              "user-agent": "databundle-webhooks/1"
-            }),
+            HttpClientRequest.setHeaders({ ...signed, "user-agent": USER_AGENT }),
             HttpClientRequest.bodyText(event.body, "application/json")
           )
         ).pipe(

@@ -3,7 +3,7 @@
  * webhook event, posted with a few retries.
  */
 import { Money, Webhook } from "@databundle/contract"
-import { Tokens } from "@databundle/core"
+import { Tokens, WebhookDelivery } from "@databundle/core"
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { Cause, Clock, Effect, Redacted, Schedule } from "effect"
 import type * as UpstreamConfig from "./UpstreamConfig.js"
@@ -37,23 +37,10 @@ export const sendOperatorAlert = (target: UpstreamConfig.OperatorWebhook, body: 
     const secret = Redacted.value(target.secret)
     const attempt = Effect.gen(function*() {
       const timestamp = Math.floor((yield* Clock.currentTimeMillis) / 1000)
-      const [signature, standard] = yield* Effect.promise(() =>
-        Promise.all([
-          Webhook.signatureHeader(secret, timestamp, body),
-          Webhook.standardSignature(secret, id, timestamp, body)
-        ])
-      )
+      const signed = yield* Effect.promise(() => Webhook.deliveryHeaders({ id, type, body, secret, timestamp }))
       const response = yield* client.execute(
         HttpClientRequest.post(target.url).pipe(
-          HttpClientRequest.setHeaders({
-            [Webhook.SIGNATURE_HEADER]: signature,
-            [Webhook.ID_HEADER]: id,
-            [Webhook.EVENT_HEADER]: type,
-            [Webhook.STANDARD_ID_HEADER]: id,
-            [Webhook.STANDARD_TIMESTAMP_HEADER]: String(timestamp),
-            [Webhook.STANDARD_SIGNATURE_HEADER]: standard,
-            "user-agent": "databundle-webhooks/1"
-          }),
+          HttpClientRequest.setHeaders({ ...signed, "user-agent": WebhookDelivery.USER_AGENT }),
           HttpClientRequest.bodyText(body, "application/json")
         )
       ).pipe(Effect.scoped, Effect.timeout("10 seconds"))

@@ -19,6 +19,7 @@
  * every pending order when its next check is due, after a restart too, so all of this
  * resumes from the database.
  */
+import { parseRetryAfter, RETRY_AFTER_HEADER } from "@databundle/client"
 import type { Order } from "@databundle/contract"
 import { Database, Fulfillment } from "@databundle/core"
 import { SqlClient, SqlSchema } from "@effect/sql"
@@ -81,13 +82,6 @@ export type Failure =
   | { readonly _tag: "NotFound"; readonly message: string }
   | { readonly _tag: "Unknown"; readonly message: string }
 
-const retryAfterHeader = (value: string | undefined): number | undefined => {
-  if (value === undefined) return undefined
-  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000
-  const date = Date.parse(value)
-  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now())
-}
-
 /** Classifies any failure of a client call. */
 export const classify = (error: unknown): Failure => {
   const tagged = error as { _tag?: string; message?: string; retry_after?: number; errors?: Record<string, unknown> }
@@ -114,7 +108,7 @@ export const classify = (error: unknown): Failure => {
       if (response.status === 429) {
         return {
           _tag: "RateLimited",
-          waitMillis: retryAfterHeader(response.headers["retry-after"]) ?? 1000,
+          waitMillis: parseRetryAfter(response.headers[RETRY_AFTER_HEADER], Date.now()) ?? 1000,
           message: "429 from the upstream"
         }
       }
