@@ -12,6 +12,7 @@
  * placement commits and recorded in a transaction of its own. Every settlement is a conditional
  * update `WHERE status = 'pending'` in the same transaction as its refund, so whichever
  * process settles first wins and the refund cannot happen twice.
+ *
  * The placement's statement is written in `Placement.ts`, an order's row in `OrderRow.ts`.
  */
 import {

@@ -262,7 +262,6 @@ export const statement = (sql: SqlClient.SqlClient, delivered: boolean) => {
       )
       SELECT p.id, p.order_number, p.account_id, p.bundle_label, p.network_name, p.phone_number, p.amount,
         p.status, p.reference, p.created_at, bundle.key AS bundle_key, bundle.network_slug, bundle.mode,
-        bundle.price,
         p.id IS NOT NULL AS placed, e.balance_after
       FROM bundle LEFT JOIN placed p ON true LEFT JOIN entry e ON true
     `
