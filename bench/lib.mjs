@@ -446,7 +446,9 @@ export function checkBinary() {
   }
   const built = fs.statSync(SERVER_BIN).mtimeMs
   const sources = Math.max(
-    ...["server", "core", "contract", "sql-pglite"].map((p) => newestMtime(path.join(ROOT, "packages", p, "src")))
+    ...["server", "core", "contract", "sql-pg", "sql-pglite"].map((p) =>
+      newestMtime(path.join(ROOT, "packages", p, "src"))
+    )
   )
   log(`server binary built ${new Date(built).toISOString()}`)
   if (sources > built) {

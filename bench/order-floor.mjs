@@ -17,7 +17,8 @@
 // It imports the workspace's sources, so it runs bundled: bench/suite.mjs bundles it with
 // esbuild (`orderFloorBundle` there).
 import { Catalog as CatalogContract, Order, Phone, ResellerApi } from "@databundle/contract"
-import { Accounts, Catalog, Fulfillment, Migrations, Orders, Postgres, Tokens, Wallet } from "@databundle/core"
+import { Accounts, Catalog, Fulfillment, Migrations, Orders, Prepared, Tokens, Wallet } from "@databundle/core"
+import { Postgres } from "@databundle/sql-pg"
 import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup, HttpMiddleware, HttpServer } from "@effect/platform"
 import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
 import { Effect, Layer, Redacted, Schema } from "effect"
@@ -65,7 +66,7 @@ const Domain = Layer.mergeAll(
   Orders.Orders.Default
 ).pipe(
   Layer.provide(Fulfillment.FulfillmentProvider.Simulator),
-  Layer.provideMerge(Postgres.layer({ url: Redacted.make(url), maxConnections: 10 })),
+  Layer.provideMerge(Postgres.layer({ url: Redacted.make(url), maxConnections: 10, prepare: Prepared.isPrepared })),
   Layer.provide(Layer.setTracerEnabled(false))
 )
 

@@ -236,7 +236,7 @@ async function orderFloorBundle() {
     target: "node20",
     // The workspace's packages from their sources, resolved as the server resolves them.
     conditions: ["@databundle/source", "module"],
-    nodePaths: [path.join(ROOT, "packages/server/node_modules"), path.join(ROOT, "packages/core/node_modules")],
+    nodePaths: ["server", "core", "sql-pg"].map((p) => path.join(ROOT, "packages", p, "node_modules")),
     external: ["@electric-sql/pglite", "pg-native", "cloudflare:sockets"],
     banner: {
       js:

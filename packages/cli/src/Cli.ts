@@ -154,6 +154,7 @@ const DATE_BOUND = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\
 /** `--from`/`--to`: a day or an instant with its offset, as GET /orders takes them. */
 const dateBound = (name: string, description: string) =>
   Options.text(name).pipe(
+    Options.withPseudoName("DATE"),
     Options.withDescription(description),
     Options.mapEffect((text) =>
       DATE_BOUND.test(text) && !Number.isNaN(Date.parse(text))
@@ -220,6 +221,7 @@ const ordersWatch = Command.make("watch", {
   ...shared,
   orderNumber,
   timeout: Options.float("timeout").pipe(
+    Options.withPseudoName("SECONDS"),
     Options.withDescription(
       `Seconds to wait for the order to settle, 0 for no limit (default ${WATCH_TIMEOUT_SECONDS})`
     ),
@@ -355,6 +357,7 @@ const webhooks = Command.make("webhooks").pipe(
 
 const dateOption = (name: string, what: string) =>
   Options.text(name).pipe(
+    Options.withPseudoName("DATE"),
     Options.withDescription(`${what} (2026-11-01, or 2026-11-01T08:00:00Z)`),
     Options.optional
   )

@@ -16,10 +16,12 @@ export const shared = {
     Options.withDescription("Print one JSON document on stdout and nothing else there")
   ),
   apiKey: Options.redacted("api-key").pipe(
+    Options.withPseudoName("KEY"),
     Options.withDescription("The account's API key (env BUNDLES_API_KEY, else the key saved by bundles login)"),
     Options.optional
   ),
   baseUrl: Options.text("base-url").pipe(
+    Options.withPseudoName("URL"),
     Options.withDescription(`The API's address (env BUNDLES_BASE_URL, else the saved one, else ${DEFAULT_BASE_URL})`),
     Options.optional
   )

@@ -9,6 +9,7 @@
  * Effect runtime (the dashboard's budget); the command line wraps it in its own effects.
  */
 import { REFERENCE_PATTERN, REFERENCE_RULE } from "@databundle/contract/OrderTerms"
+import { RATE_LIMIT_HEADERS } from "@databundle/contract/RateLimitHeaders"
 import { networkMismatch, parsePhone, printable } from "./Phone.js"
 
 /** A record of the file and the line it starts on (1-based; a quoted field may span lines). */
@@ -413,9 +414,9 @@ export const readWindow = (
     const text = header(name)
     return typeof text === "string" && /^\d+$/.test(text.trim()) ? Number(text) : undefined
   }
-  const limit = number("x-ratelimit-limit")
-  const remaining = number("x-ratelimit-remaining")
-  const reset = number("x-ratelimit-reset")
+  const limit = number(RATE_LIMIT_HEADERS.limit)
+  const remaining = number(RATE_LIMIT_HEADERS.remaining)
+  const reset = number(RATE_LIMIT_HEADERS.reset)
   if (limit === undefined || remaining === undefined || reset === undefined) return undefined
   return { limit, remaining, resetAt: now + reset * 1000 }
 }

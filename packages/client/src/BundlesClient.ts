@@ -3,12 +3,16 @@
  * contract's typed errors. Every request is made by the client `HttpApiClient` derives from
  * `ResellerApi`, over `fetch`, behind the retry policy of `Retry.ts`.
  */
-import { ValidationError } from "@databundle/contract/ApiError"
-import { EventCursor, ListEventsParams, MAX_PER_PAGE as MAX_EVENTS_PER_PAGE } from "@databundle/contract/Event"
+import type { ValidationError } from "@databundle/contract/ApiError"
+import { API_KEY_HEADER } from "@databundle/contract/ApiKey"
+import { EventCursor, ListEventsParams } from "@databundle/contract/Event"
+import { IDEMPOTENT_REPLAYED_HEADER } from "@databundle/contract/Idempotency"
 import { ListTransactionsParams } from "@databundle/contract/Ledger"
 import { NetworkId } from "@databundle/contract/Network"
-import { ListOrdersParams, MAX_PER_PAGE, PlaceOrderPayload } from "@databundle/contract/Order"
+import { ListOrdersParams, PlaceOrderPayload } from "@databundle/contract/Order"
+import { FEED } from "@databundle/contract/Page"
 import * as ResellerApi from "@databundle/contract/ResellerApi"
+import * as Validation from "@databundle/contract/Validation"
 import { EventId, WebhookEventType } from "@databundle/contract/Webhook"
 import { ListDeliveriesParams } from "@databundle/contract/WebhookDelivery"
 import { FetchHttpClient, type HttpApi, HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
@@ -27,6 +31,7 @@ import {
   Stream
 } from "effect"
 import { type ClientOptions, ClientOptionsError, resolveOptions } from "./Options.js"
+import { MAX_PER_PAGE } from "./OrderTerms.js"
 import { newReference } from "./Reference.js"
 import { always, safeMethods, withPolicy } from "./Retry.js"
 
@@ -170,17 +175,15 @@ export declare namespace BundlesClient {
   }
 }
 
-/** Turns a failed check of an input into the contract's 422 error, with the same per-field shape. */
-const validationError = (error: ParseResult.ParseError, prefix?: string): ValidationError => {
-  const errors: Record<string, Array<string>> = {}
-  for (const issue of ParseResult.ArrayFormatter.formatErrorSync(error)) {
-    const path = issue.path.map(String).join(".")
-    const field = prefix ?? (path === "" ? "body" : path)
-    const message = `${field} ${issue._tag === "Missing" ? "is required" : issue.message}`
-    ;(errors[field] ??= []).push(message)
-  }
-  const all = Object.values(errors).flat()
-  return new ValidationError({ message: all[0] ?? "The request is invalid", errors })
+/**
+ * Turns a failed check of an input into the contract's 422 error, worded as the server words
+ * its own; `field` names the input when it is one value rather than an object of fields.
+ */
+const validationError = (error: ParseResult.ParseError, field?: string): ValidationError => {
+  const issues = ParseResult.ArrayFormatter.formatErrorSync(error)
+  return Validation.validationError(Validation.fieldErrors(
+    field === undefined ? issues : issues.map((issue) => ({ ...issue, path: [field, ...issue.path] }))
+  ))
 }
 
 const check = <A, I>(schema: Schema.Schema<A, I>, input: unknown, field?: string) =>
@@ -197,7 +200,7 @@ const make = (
     const resolved = yield* resolveOptions(options)
     const base = (yield* HttpClient.HttpClient).pipe(
       HttpClient.mapRequest(HttpClientRequest.setHeaders({
-        "x-api-key": Redacted.value(resolved.apiKey),
+        [API_KEY_HEADER]: Redacted.value(resolved.apiKey),
         accept: "application/json",
         "user-agent": resolved.userAgent
       }))
@@ -236,7 +239,7 @@ const make = (
         const interval = options.interval ?? Duration.seconds(2)
         return Stream.paginateChunkEffect(start, (since) =>
           Effect.gen(function*() {
-            const page = yield* events({ ...type, since, per_page: MAX_EVENTS_PER_PAGE })
+            const page = yield* events({ ...type, since, per_page: FEED.max })
             // Read on at once while a full page came back; otherwise wait before asking again.
             if (page.pagination.last_page <= 1) yield* Effect.sleep(interval)
             // Oldest first, as they happened.
@@ -266,7 +269,7 @@ const make = (
             message: body.message,
             order: body.order,
             wallet_balance: body.wallet_balance,
-            replayed: response.headers[ResellerApi.IDEMPOTENT_REPLAYED_HEADER] === "true"
+            replayed: response.headers[IDEMPOTENT_REPLAYED_HEADER] === "true"
           }
         }).pipe(Effect.withSpan("BundlesClient.placeOrder")),
       getOrder: (orderNumber) =>

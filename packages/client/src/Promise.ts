@@ -3,9 +3,10 @@
  * Effect face's method and maps its result to camelCase and its failure to an error class of
  * `Errors.ts`; there is no second HTTP implementation.
  */
+import { REQUEST_ID_HEADER } from "@databundle/contract/ApiError"
 import { ListEventsParams } from "@databundle/contract/Event"
 import { ListTransactionsParams } from "@databundle/contract/Ledger"
-import { ListOrdersParams, MAX_PER_PAGE, PlaceOrderPayload } from "@databundle/contract/Order"
+import { ListOrdersParams, PlaceOrderPayload } from "@databundle/contract/Order"
 import type { WebhookEvent, WebhookEventType } from "@databundle/contract/Webhook"
 import { ListDeliveriesParams } from "@databundle/contract/WebhookDelivery"
 import { FetchHttpClient, type HttpClientError } from "@effect/platform"
@@ -14,6 +15,7 @@ import { BundlesClient } from "./BundlesClient.js"
 import { type Camelize, camelize, camelKey, fromAliases, type WithAliases } from "./Casing.js"
 import * as Errors from "./Errors.js"
 import type { ClientOptions } from "./Options.js"
+import { MAX_PER_PAGE } from "./OrderTerms.js"
 import { type Attempt, currentCall } from "./Retry.js"
 
 /** Options of one call. */
@@ -199,7 +201,7 @@ export const fromEffectError = (error: FaceError, requestId: string | undefined)
         : new Errors.NetworkError(`network failure: ${describe(error.cause)}`, { cause: error })
     case "ResponseError": {
       const status = error.response.status
-      const id = error.response.headers["x-request-id"] ?? requestId
+      const id = error.response.headers[REQUEST_ID_HEADER] ?? requestId
       return status >= 500
         ? new Errors.ServerError({
           message: `server error ${status}`,

@@ -7,6 +7,8 @@
  * failures are visible; the last attempt's response goes on to be decoded into the contract's
  * typed errors as usual.
  */
+import { REQUEST_ID_HEADER } from "@databundle/contract/ApiError"
+import { RETRY_AFTER_HEADER } from "@databundle/contract/RateLimit"
 import { HttpClient, HttpClientError, type HttpClientRequest, HttpClientResponse } from "@effect/platform"
 import { Cause, Duration, Effect, Either, FiberRef } from "effect"
 import { globalValue } from "effect/GlobalValue"
@@ -85,7 +87,7 @@ export const parseRetryAfter = (value: string | undefined, nowMillis: number): n
 /** The wait a 429 asks for: `Retry-After`, else the body's `retry_after`, else one second. */
 const rateLimitWait = (response: HttpClientResponse.HttpClientResponse, nowMillis: number) =>
   Effect.gen(function*() {
-    const header = parseRetryAfter(response.headers["retry-after"], nowMillis)
+    const header = parseRetryAfter(response.headers[RETRY_AFTER_HEADER], nowMillis)
     if (header !== undefined) return header
     const bytes = yield* Effect.either(response.arrayBuffer)
     if (Either.isRight(bytes)) {
@@ -169,7 +171,10 @@ export const withPolicy = (options: {
           const status = result.right.status
           if (status === 429 && policy.onRateLimit) wait = yield* rateLimitWait(result.right, now)
           else if (status >= 500 && safe) {
-            wait = Math.max(backoff(policy, attempt), parseRetryAfter(result.right.headers["retry-after"], now) ?? 0)
+            wait = Math.max(
+              backoff(policy, attempt),
+              parseRetryAfter(result.right.headers[RETRY_AFTER_HEADER], now) ?? 0
+            )
           }
         } else if (safe && isTransport(result.left)) {
           wait = backoff(policy, attempt)
@@ -181,7 +186,7 @@ export const withPolicy = (options: {
         call.observe?.({
           attempt,
           status: Either.isRight(result) ? result.right.status : undefined,
-          requestId: Either.isRight(result) ? result.right.headers["x-request-id"] : undefined,
+          requestId: Either.isRight(result) ? result.right.headers[REQUEST_ID_HEADER] : undefined,
           retryInMillis: wait
         })
         if (wait === undefined) {

@@ -122,19 +122,7 @@ export const webhookHeaders = async (options: {
   readonly secret: string
   /** Unix seconds (default now). */
   readonly timestamp?: number | undefined
-}): Promise<Record<string, string>> => {
-  const timestamp = options.timestamp ?? Math.floor(Date.now() / 1000)
-  const [signature, standard] = await Promise.all([
-    Webhook.signatureHeader(options.secret, timestamp, options.body),
-    Webhook.standardSignature(options.secret, options.id, timestamp, options.body)
-  ])
-  return {
-    "content-type": "application/json",
-    [Webhook.SIGNATURE_HEADER]: signature,
-    [Webhook.ID_HEADER]: options.id,
-    [Webhook.EVENT_HEADER]: options.type,
-    [Webhook.STANDARD_ID_HEADER]: options.id,
-    [Webhook.STANDARD_TIMESTAMP_HEADER]: String(timestamp),
-    [Webhook.STANDARD_SIGNATURE_HEADER]: standard
-  }
-}
+}): Promise<Record<string, string>> => ({
+  "content-type": "application/json",
+  ...await Webhook.deliveryHeaders({ ...options, timestamp: options.timestamp ?? Math.floor(Date.now() / 1000) })
+})

@@ -35,6 +35,11 @@ export * from "./Errors.js"
 export { type ClientOptions, ClientOptionsError, isLoopback, type RetryOptions } from "./Options.js"
 /** The terms of an order, as the contract states them. */
 export { DEFAULT_PER_PAGE, MAX_PER_PAGE, ORDER_STATUSES, REFERENCE_PATTERN, REFERENCE_RULE } from "./OrderTerms.js"
+/** The response headers the server sets: the request's id, the rate limit's window, a 429's wait. */
+export { REQUEST_ID_HEADER } from "@databundle/contract/ApiError"
+export { RATE_LIMIT_HEADERS, RETRY_AFTER_HEADER } from "@databundle/contract/RateLimit"
+/** A `Retry-After` value, read as the client's retry policy reads it. */
+export { parseRetryAfter } from "./Retry.js"
 /** Amounts: pesewas in, text out. */
 export { formatCedis, formatGhs, parseCedis } from "./Money.js"
 /** Ghana phone numbers. */

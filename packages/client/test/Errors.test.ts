@@ -169,6 +169,25 @@ for (const target of targets) {
       assert.strictEqual(proxy.seen.length, 0)
     })
 
+    it("the client's own 422 is worded as the server's for the same input", async () => {
+      const { key } = await server.account({ funds: 100_000n })
+      const bad = { per_page: 51, status: "lost", reference: "not a reference" }
+      const local = await effectError(
+        { apiKey: key, baseUrl: server.baseUrl },
+        (c) => c.listOrders(bad as any)
+      )
+      const response = await fetch(`${server.baseUrl}/orders?${new URLSearchParams(bad as any)}`, {
+        headers: { "x-api-key": key }
+      })
+      assert.strictEqual(response.status, 422)
+      const served = await response.json()
+      assert.strictEqual(local._tag, "ValidationError")
+      if (local._tag !== "ValidationError") return
+      assert.deepStrictEqual(local.errors, served.errors)
+      assert.strictEqual(local.message, served.message)
+      assert.match(local.message, /\(and 2 more errors\)$/)
+    })
+
     it("429 with retryAfter when waiting is off, or when the wait would not fit the budget", async () => {
       const { key } = await server.account({ limits: { all: 2 } })
       const options = { apiKey: key, baseUrl: server.baseUrl }

@@ -271,7 +271,7 @@ describe("the library packages, built and packed", () => {
 
   it("every library package, built, loads under plain Node in the workspace, module by module", async () => {
     // The contract and the client were built by packing them.
-    for (const name of ["core", "sql-pglite", "terminal"]) {
+    for (const name of ["core", "sql-pg", "sql-pglite", "terminal"]) {
       await sh(process.execPath, ["build.mjs"], path.join(packagesDir, name))
     }
     const load = `
@@ -281,7 +281,7 @@ describe("the library packages, built and packed", () => {
       }
       console.log(JSON.stringify(loaded))
     `
-    for (const name of ["contract", "client", "core", "sql-pglite", "terminal"]) {
+    for (const name of ["contract", "client", "core", "sql-pg", "sql-pglite", "terminal"]) {
       const dir = path.join(packagesDir, name)
       const modules = fs.readdirSync(path.join(dir, "src")).filter((file) => file.endsWith(".ts")).map((file) =>
         file.slice(0, -3)

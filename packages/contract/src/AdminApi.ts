@@ -44,8 +44,8 @@ import {
   ResetOperatorPasswordPayload
 } from "./Operator.js"
 import { ListActionsParams, OperatorAction } from "./OperatorAction.js"
-import { AdminOrder, OrderNotFound, OrderStatus, Pagination, Reference, ResolveOrderPayload } from "./Order.js"
-import { pageParams } from "./Page.js"
+import { AdminOrder, OrderNotFound, OrderStatus, Reference, ResolveOrderPayload } from "./Order.js"
+import { ADMIN_LISTS, ADMIN_PAYMENTS, envelope, params } from "./Page.js"
 import { AdminPayment, DeclinePaymentPayload, ListPaymentsParams, PaymentNotFound } from "./Payment.js"
 import { PhoneNumber } from "./Phone.js"
 import { StatsFields, StatsParams } from "./Stats.js"
@@ -73,11 +73,7 @@ export class AdminAuth extends HttpApiMiddleware.Tag<AdminAuth>()("contract/Admi
 export const AccountCreated = Schema.Struct({ success: Succeeded, ...AccountFields })
 
 /** 200 of GET /accounts. */
-export const AccountsPage = Schema.Struct({
-  success: Succeeded,
-  accounts: Schema.Array(AccountSummary),
-  pagination: Pagination
-})
+export const AccountsPage = envelope("accounts", AccountSummary)
 
 /** 200 of GET and PATCH /accounts/{account_id}. */
 export const AccountResponse = Schema.Struct({ success: Succeeded, ...AccountDetail.fields })
@@ -89,11 +85,7 @@ export const ApiKeyCreated = Schema.Struct({ success: Succeeded, ...NewApiKey.fi
 export const ApiKeyRevoked = Schema.Struct({ success: Succeeded, key: ApiKeyView })
 
 /** 200 of GET /accounts/{account_id}/ledger. */
-export const LedgerPage = Schema.Struct({
-  success: Succeeded,
-  entries: Schema.Array(LedgerEntry),
-  pagination: Pagination
-})
+export const LedgerPage = envelope("entries", LedgerEntry)
 
 /** 200 of GET /audit. */
 export const AuditResponse = Schema.Struct({ success: Succeeded, ...AuditReport.fields })
@@ -117,7 +109,7 @@ export class AccountsGroup extends HttpApiGroup.make("accounts")
   .add(
     HttpApiEndpoint.get("list", "/accounts")
       .setUrlParams(Schema.Struct({
-        ...pageParams,
+        ...params(ADMIN_LISTS),
         status: Schema.optional(AccountStatus),
         search: Schema.optional(text(100)).annotations({
           description: "Part of the name, the user's email or phone, or the account id itself"
@@ -185,7 +177,7 @@ export class WalletsGroup extends HttpApiGroup.make("wallets")
     HttpApiEndpoint.get("ledger", "/accounts/:account_id/ledger")
       .setPath(AccountPath)
       .setUrlParams(Schema.Struct({
-        ...pageParams,
+        ...params(ADMIN_LISTS),
         wallet: Schema.optional(WalletKind),
         mode: modeOrLive("The live wallets (the default) or the account's test wallets")
       }))
@@ -222,11 +214,7 @@ export class CatalogFileGroup extends HttpApiGroup.make("catalogFile")
 {}
 
 /** 200 of GET /orders (admin). */
-export const AdminOrdersPage = Schema.Struct({
-  success: Succeeded,
-  orders: Schema.Array(AdminOrder),
-  pagination: Pagination
-})
+export const AdminOrdersPage = envelope("orders", AdminOrder)
 
 /** 200 of GET /orders/{order_number} and of resolving it (admin). */
 export const AdminOrderResponse = Schema.Struct({ success: Succeeded, order: AdminOrder })
@@ -236,7 +224,7 @@ export class OrdersAdminGroup extends HttpApiGroup.make("ordersAdmin")
   .add(
     HttpApiEndpoint.get("list", "/orders")
       .setUrlParams(Schema.Struct({
-        ...pageParams,
+        ...params(ADMIN_LISTS),
         status: Schema.optional(OrderStatus),
         account_id: Schema.optional(IntegerText.pipe(Schema.compose(AccountId))),
         phone_number: Schema.optional(PhoneNumber).annotations({
@@ -288,11 +276,7 @@ export class UpstreamsGroup extends HttpApiGroup.make("upstreams")
 {}
 
 /** 200 of GET /payments (admin). */
-export const AdminPaymentsPage = Schema.Struct({
-  success: Succeeded,
-  payments: Schema.Array(AdminPayment),
-  pagination: Pagination
-})
+export const AdminPaymentsPage = envelope("payments", AdminPayment)
 
 /** 200 of GET /payments/{payment_number}, and of approving or declining it (admin). */
 export const AdminPaymentResponse = Schema.Struct({ success: Succeeded, payment: AdminPayment })
@@ -305,7 +289,7 @@ export class PaymentsAdminGroup extends HttpApiGroup.make("paymentsAdmin")
     HttpApiEndpoint.get("list", "/payments")
       .setUrlParams(Schema.Struct({
         ...ListPaymentsParams.fields,
-        per_page: pageParams.per_page,
+        per_page: params(ADMIN_PAYMENTS).per_page,
         account_id: Schema.optional(IntegerText.pipe(Schema.compose(AccountId)))
       }))
       .addSuccess(AdminPaymentsPage)
@@ -336,7 +320,7 @@ export class PaymentsAdminGroup extends HttpApiGroup.make("paymentsAdmin")
 {}
 
 /** 200 of GET /emails. */
-export const MailPage = Schema.Struct({ success: Succeeded, emails: Schema.Array(OutboxMail), pagination: Pagination })
+export const MailPage = envelope("emails", OutboxMail)
 
 /** 200 of requeueing an email. */
 export const MailResponse = Schema.Struct({ success: Succeeded, email: OutboxMail })
@@ -400,11 +384,7 @@ export class OperatorsGroup extends HttpApiGroup.make("operators")
 {}
 
 /** 200 of GET /actions. */
-export const ActionsPage = Schema.Struct({
-  success: Succeeded,
-  actions: Schema.Array(OperatorAction),
-  pagination: Pagination
-})
+export const ActionsPage = envelope("actions", OperatorAction)
 
 /** The action log: every change made through this API, newest first. */
 export class ActionsGroup extends HttpApiGroup.make("actions")
@@ -432,11 +412,7 @@ export class StatsGroup extends HttpApiGroup.make("stats")
 export const WebhooksHealthResponse = Schema.Struct({ success: Succeeded, endpoints: Schema.Array(EndpointHealth) })
 
 /** 200 of GET /accounts/{account_id}/webhook/deliveries. */
-export const AdminDeliveriesPage = Schema.Struct({
-  success: Succeeded,
-  deliveries: Schema.Array(Delivery),
-  pagination: Pagination
-})
+export const AdminDeliveriesPage = envelope("deliveries", Delivery)
 
 /** 202 of resending a delivery. */
 export const AdminDeliveryResponse = Schema.Struct({ success: Succeeded, delivery: Delivery })

@@ -29,6 +29,9 @@ export const Succeeded = Schema.Literal(true).pipe(
 export const code = <const C extends string>(value: C) =>
   Schema.optionalWith(Schema.Literal(value), { default: () => value })
 
+/** The response header of every answer that carries the request's id. */
+export const REQUEST_ID_HEADER = "x-request-id"
+
 /** The id of the request an error answers (its `X-Request-Id`); the server fills it in. */
 export const RequestId = Schema.optional(Schema.String)
 

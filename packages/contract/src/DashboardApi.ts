@@ -20,7 +20,8 @@ import { DemoMail, DemoMailboxParams } from "./Mail.js"
 import { modeOrLive } from "./Mode.js"
 import { Cedis } from "./Money.js"
 import { Network, NetworkId, NetworkNotFound } from "./Network.js"
-import { ListOrdersParams, Order, OrderNotFound, Pagination, PlaceOrderPayload, Reference } from "./Order.js"
+import { ListOrdersParams, Order, OrderNotFound, PlaceOrderPayload, Reference } from "./Order.js"
+import { envelope, pageFields } from "./Page.js"
 import {
   CreatePaymentPayload,
   ListPaymentsParams,
@@ -141,14 +142,13 @@ export const PlacedResponse = Schema.Struct({
 export const OrderResponse = Schema.Struct({ success: Succeeded, order: Order })
 
 /** 200 of GET /orders. */
-export const OrdersPage = Schema.Struct({ success: Succeeded, orders: Schema.Array(Order), pagination: Pagination })
+export const OrdersPage = envelope("orders", Order)
 
 /** 200 of GET /ledger. */
 export const LedgerPage = Schema.Struct({
   success: Succeeded,
   balance: Balance,
-  entries: Schema.Array(DashboardLedgerEntry),
-  pagination: Pagination
+  ...pageFields("entries", Schema.Array(DashboardLedgerEntry))
 })
 
 /** The headers of POST /payments: the `Idempotency-Key` is required. */
@@ -165,11 +165,7 @@ export const PaymentMethodsResponse = Schema.Struct({ success: Succeeded, method
 export const PaymentResponse = Schema.Struct({ success: Succeeded, payment: Payment })
 
 /** 200 of GET /payments. */
-export const PaymentsPage = Schema.Struct({
-  success: Succeeded,
-  payments: Schema.Array(Payment),
-  pagination: Pagination
-})
+export const PaymentsPage = envelope("payments", Payment)
 
 /** The body of POST /keys. */
 export const CreateKeyPayload = Schema.Struct({
@@ -206,11 +202,7 @@ export const SetWebhookPayload = Schema.Struct({ url: Schema.NullOr(WebhookUrl) 
 export const WebhookSecretResponse = Schema.Struct({ success: Succeeded, secret: Schema.String })
 
 /** 200 of GET /webhook/deliveries. */
-export const DeliveriesPage = Schema.Struct({
-  success: Succeeded,
-  deliveries: Schema.Array(Delivery),
-  pagination: Pagination
-})
+export const DeliveriesPage = envelope("deliveries", Delivery)
 
 /** 200 of a delivery: GET /webhook/deliveries/{event_id}, POST .../resend, POST /webhook/test. */
 export const DeliveryResponse = Schema.Struct({ success: Succeeded, delivery: Delivery })

@@ -8,14 +8,10 @@
  * every event, once, in order.
  */
 import { Schema } from "effect"
-import { integerParam } from "./Identifier.js"
-import { Pagination } from "./Order.js"
+import { FEED, pageFields, params } from "./Page.js"
 import { WebhookEvent, WebhookEventType } from "./Webhook.js"
 
 const MAX_SEQ = 9_223_372_036_854_775_807n
-
-/** The cursor before every event: `since=0` lists the whole feed. */
-export const START_CURSOR = "0"
 
 /** A place in the feed, from a previous response's `cursor`: opaque, compare only for equality. */
 export const EventCursor = Schema.String.pipe(
@@ -28,9 +24,8 @@ export const EventCursor = Schema.String.pipe(
 /** The type of `EventCursor`. */
 export type EventCursor = typeof EventCursor.Type
 
-/** Page size of GET /events when `per_page` is left out, and its largest. */
-export const DEFAULT_PER_PAGE = 20
-export const MAX_PER_PAGE = 100
+/** The cursor before every event: `since=0` lists the whole feed. */
+export const START_CURSOR = EventCursor.make("0")
 
 /** Query parameters of GET /events. */
 export const ListEventsParams = Schema.Struct({
@@ -38,10 +33,7 @@ export const ListEventsParams = Schema.Struct({
     description: "Only events after this cursor; pages then count from the cursor (page 1 is the oldest ones)"
   }),
   type: Schema.optional(WebhookEventType),
-  page: Schema.optional(integerParam(1, 1_000_000)).annotations({ description: "Page number, default 1" }),
-  per_page: Schema.optional(integerParam(1, MAX_PER_PAGE)).annotations({
-    description: `Items per page, default ${DEFAULT_PER_PAGE}, at most ${MAX_PER_PAGE}`
-  })
+  ...params(FEED)
 }).annotations({ parseOptions: { errors: "all" } })
 
 /** The type of `ListEventsParams`. */
@@ -49,8 +41,7 @@ export type ListEventsParams = typeof ListEventsParams.Type
 
 /** A page of the feed, without the envelope. */
 export const EventsPageFields = {
-  events: Schema.Array(WebhookEvent).annotations({ description: "Newest first" }),
-  pagination: Pagination,
+  ...pageFields("events", Schema.Array(WebhookEvent).annotations({ description: "Newest first" })),
   cursor: EventCursor.annotations({
     description: "Pass as `since` to list what came after this page's newest event (or after `since` when empty)"
   })

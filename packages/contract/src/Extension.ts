@@ -7,18 +7,10 @@
 import { OpenApi } from "@effect/platform"
 import { Context } from "effect"
 
-/** True on an endpoint that is not in the specification. */
-export class IsExtension extends Context.Tag("@databundle/contract/Extension/IsExtension")<IsExtension, boolean>() {}
-
 /** The OpenAPI vendor field marking an operation as an extension. */
 export const OPENAPI_FIELD = "x-extension"
 
 /** The annotations of an extension endpoint: `endpoint.annotateContext(Extension.annotations)`. */
-export const annotations: Context.Context<never> = Context.empty().pipe(
-  Context.add(IsExtension, true),
-  Context.add(OpenApi.Override, { [OPENAPI_FIELD]: true })
-) as Context.Context<never>
-
-/** True when an endpoint's annotations mark it as an extension. */
-export const isExtension = (context: Context.Context<never>): boolean =>
-  Context.getOrElse(context, IsExtension, () => false)
+export const annotations: Context.Context<never> = Context.make(OpenApi.Override, {
+  [OPENAPI_FIELD]: true
+}) as Context.Context<never>

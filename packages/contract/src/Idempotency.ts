@@ -8,7 +8,7 @@ import { Schema } from "effect"
 /** The request header that carries the key (lower case, as HTTP headers are read). */
 export const IDEMPOTENCY_KEY_HEADER = "idempotency-key"
 
-/** The response header of a replayed result. */
+/** The response header of a replayed result (also of POST /orders replayed by its `reference`). */
 export const IDEMPOTENT_REPLAYED_HEADER = "idempotent-replayed"
 
 /** How long a key is remembered; after that the same key is a new request. */

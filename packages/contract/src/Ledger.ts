@@ -3,8 +3,7 @@
  */
 import { Schema } from "effect"
 import { Cedis } from "./Money.js"
-import { DateBound } from "./Order.js"
-import { pageParams } from "./Page.js"
+import { ADMIN_LISTS, DateBound, params } from "./Page.js"
 import { WalletKind } from "./Wallet.js"
 
 /** Why a wallet moved. */
@@ -39,7 +38,7 @@ export const LedgerFilters = {
 }
 
 /** Query parameters of GET /wallet/transactions: newest first, pages as in admin lists. */
-export const ListTransactionsParams = Schema.Struct({ ...pageParams, ...LedgerFilters }).annotations({
+export const ListTransactionsParams = Schema.Struct({ ...params(ADMIN_LISTS), ...LedgerFilters }).annotations({
   parseOptions: { errors: "all" }
 })
 

@@ -8,7 +8,8 @@
 import { HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
 import { extensions, Failed } from "./ApiError.js"
-import { integerParam, MAX_ID } from "./Identifier.js"
+import { MAX_ID } from "./Identifier.js"
+import { ADMIN_LISTS, params } from "./Page.js"
 
 /** Why an email was sent. */
 export const MailKind = Schema.Literal("verify_email", "reset_password", "already_registered")
@@ -48,8 +49,7 @@ export type OutboxMail = typeof OutboxMail.Type
 
 /** Query parameters of GET /admin/v1/emails. */
 export const ListMailParams = Schema.Struct({
-  page: Schema.optional(integerParam(1, 1_000_000)),
-  per_page: Schema.optional(integerParam(1, 100)),
+  ...params(ADMIN_LISTS),
   to: Schema.optional(Schema.String.pipe(Schema.maxLength(254)))
 }).annotations({ parseOptions: { errors: "all" } })
 

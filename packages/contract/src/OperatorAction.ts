@@ -3,8 +3,9 @@
  * the admin token or by a signed-in operator, written in the same transaction as the change.
  */
 import { Schema } from "effect"
-import { integerParam } from "./Identifier.js"
+import { integerParam, MAX_ID } from "./Identifier.js"
 import { OperatorId } from "./Operator.js"
+import { ADMIN_LISTS, params } from "./Page.js"
 
 /** Who made a change: the shared admin token (the CLI, scripts) or a signed-in operator. */
 export const ActorKind = Schema.Literal("token", "operator").annotations({
@@ -100,9 +101,8 @@ export const ListActionsParams = Schema.Struct({
   action: Schema.optional(ActionName),
   target_kind: Schema.optional(TargetKind),
   target_id: Schema.optional(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(64))),
-  account_id: Schema.optional(integerParam(1, 2_147_483_647)),
-  page: Schema.optional(integerParam(1, 1_000_000)),
-  per_page: Schema.optional(integerParam(1, 100))
+  account_id: Schema.optional(integerParam(1, MAX_ID)),
+  ...params(ADMIN_LISTS)
 }).annotations({ parseOptions: { errors: "all" } })
 
 /** The type of `ListActionsParams`. */

@@ -6,10 +6,10 @@ import { Schema } from "effect"
 import { AccountId } from "./Account.js"
 import { extensions, Failed } from "./ApiError.js"
 import { BundleId } from "./Bundle.js"
-import { integerParam } from "./Identifier.js"
 import { Mode } from "./Mode.js"
 import { Cedis } from "./Money.js"
-import { DEFAULT_PER_PAGE, MAX_PER_PAGE, ORDER_STATUSES, REFERENCE_PATTERN, REFERENCE_RULE } from "./OrderTerms.js"
+import { ORDER_STATUSES, REFERENCE_PATTERN, REFERENCE_RULE } from "./OrderTerms.js"
+import { ACCOUNT_LISTS, DateBound, params } from "./Page.js"
 import { PhoneNumber } from "./Phone.js"
 import { text } from "./Text.js"
 
@@ -75,34 +75,9 @@ export const Order = Schema.Struct(orderFields).annotations({ identifier: "Order
 /** The type of `Order`. */
 export type Order = typeof Order.Type
 
-const isoDate = /^\d{4}-\d{2}-\d{2}$/
-const isoTimestamp = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})$/
-
-/** A date (`2026-11-01`) or a timestamp with its offset (`2026-11-01T08:00:00Z`). */
-export const DateBound = Schema.String.pipe(
-  Schema.filter(
-    (s) => {
-      if (isoTimestamp.test(s)) return !Number.isNaN(Date.parse(s))
-      // A real calendar day: "2026-02-30" parses to another day, "2026-13-01" to nothing.
-      const day = Date.parse(`${s}T00:00:00Z`)
-      return isoDate.test(s) && !Number.isNaN(day) && new Date(day).toISOString().startsWith(s)
-    },
-    { message: () => "must be an ISO 8601 date (2026-11-01) or timestamp with offset (2026-11-01T08:00:00Z)" }
-  )
-).annotations({ identifier: "DateBound" })
-
-/** True when a `DateBound` is a whole day rather than an instant. */
-export const isWholeDay = (bound: string): boolean => isoDate.test(bound)
-
-/** The page sizes of GET /orders, from `OrderTerms`. */
-export { DEFAULT_PER_PAGE, MAX_PER_PAGE }
-
 /** Query parameters of GET /orders. */
 export const ListOrdersParams = Schema.Struct({
-  page: Schema.optional(integerParam(1, 1_000_000)).annotations({ description: "Page number, default 1" }),
-  per_page: Schema.optional(integerParam(1, MAX_PER_PAGE)).annotations({
-    description: `Items per page, default ${DEFAULT_PER_PAGE}, at most ${MAX_PER_PAGE}`
-  }),
+  ...params(ACCOUNT_LISTS),
   status: Schema.optional(OrderStatus),
   reference: Schema.optional(Reference),
   reference_prefix: Schema.optional(Reference).annotations({
@@ -115,17 +90,6 @@ export const ListOrdersParams = Schema.Struct({
 
 /** The type of `ListOrdersParams`. */
 export type ListOrdersParams = typeof ListOrdersParams.Type
-
-/** Where a page sits in the whole list. */
-export const Pagination = Schema.Struct({
-  current_page: Schema.Int,
-  per_page: Schema.Int,
-  total: Schema.Int,
-  last_page: Schema.Int
-}).annotations({ identifier: "Pagination" })
-
-/** The type of `Pagination`. */
-export type Pagination = typeof Pagination.Type
 
 /** 404: no order with that number for this account. */
 export class OrderNotFound extends Schema.TaggedError<OrderNotFound>()(

@@ -7,10 +7,8 @@ import { HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
 import { AccountId } from "./Account.js"
 import { extensions, Failed } from "./ApiError.js"
-import { integerParam } from "./Identifier.js"
 import { Cedis } from "./Money.js"
-import { DateBound } from "./Order.js"
-import { MAX_PER_PAGE } from "./OrderTerms.js"
+import { ACCOUNT_LISTS, DateBound, params } from "./Page.js"
 import { MobileNumber } from "./Phone.js"
 import { text } from "./Text.js"
 
@@ -123,8 +121,7 @@ export type PaymentMethodInfo = typeof PaymentMethodInfo.Type
 
 /** Query parameters of a payments list. */
 export const ListPaymentsParams = Schema.Struct({
-  page: Schema.optional(integerParam(1, 1_000_000)),
-  per_page: Schema.optional(integerParam(1, MAX_PER_PAGE)),
+  ...params(ACCOUNT_LISTS),
   status: Schema.optional(PaymentStatus),
   method: Schema.optional(PaymentMethod),
   from: Schema.optional(DateBound),

@@ -9,6 +9,8 @@ export const RateLimitScope = Schema.Literal("all", "orders", "balance")
 /** The type of `RateLimitScope`. */
 export type RateLimitScope = typeof RateLimitScope.Type
 
+export { RATE_LIMIT_HEADERS, RETRY_AFTER_HEADER } from "./RateLimitHeaders.js"
+
 /** The scopes, in a fixed order. */
 export const RATE_LIMIT_SCOPES: ReadonlyArray<RateLimitScope> = RateLimitScope.literals
 

@@ -13,15 +13,8 @@ import { IntegerText } from "./Identifier.js"
 import { LedgerEntry, ListTransactionsParams } from "./Ledger.js"
 import { Cedis } from "./Money.js"
 import { Network, NetworkId, NetworkNotFound } from "./Network.js"
-import {
-  ListOrdersParams,
-  Order,
-  OrderNotFound,
-  OrderStatusView,
-  Pagination,
-  PlacedOrder,
-  PlaceOrderPayload
-} from "./Order.js"
+import { ListOrdersParams, Order, OrderNotFound, OrderStatusView, PlacedOrder, PlaceOrderPayload } from "./Order.js"
+import { envelope } from "./Page.js"
 import { Balance, InsufficientBalance } from "./Wallet.js"
 import { EventId, WebhookEvent } from "./Webhook.js"
 import { Delivery, DeliveryNotFound, ListDeliveriesParams, WebhookSettings } from "./WebhookDelivery.js"
@@ -60,20 +53,13 @@ export type PlaceOrderResponse = typeof PlaceOrderResponse.Type
 export const OrderResponse = Schema.Struct({ success: Succeeded, order: OrderStatusView })
 
 /** 200 of GET /orders. */
-export const OrdersPage = Schema.Struct({ success: Succeeded, orders: Schema.Array(Order), pagination: Pagination })
+export const OrdersPage = envelope("orders", Order)
 
 /** The type of `OrdersPage`. */
 export type OrdersPage = typeof OrdersPage.Type
 
-/** The response header that marks an idempotent replay of POST /orders. */
-export const IDEMPOTENT_REPLAYED_HEADER = "idempotent-replayed"
-
 /** 200 of GET /wallet/transactions (an extension). */
-export const TransactionsPage = Schema.Struct({
-  success: Succeeded,
-  entries: Schema.Array(LedgerEntry),
-  pagination: Pagination
-})
+export const TransactionsPage = envelope("entries", LedgerEntry)
 
 /** The type of `TransactionsPage`. */
 export type TransactionsPage = typeof TransactionsPage.Type
@@ -95,11 +81,7 @@ export const EventTriggered = Schema.Struct({
 export const WebhookSettingsResponse = Schema.Struct({ success: Succeeded, webhook: WebhookSettings })
 
 /** 200 of GET /webhooks/deliveries (an extension). */
-export const DeliveriesPage = Schema.Struct({
-  success: Succeeded,
-  deliveries: Schema.Array(Delivery),
-  pagination: Pagination
-})
+export const DeliveriesPage = envelope("deliveries", Delivery)
 
 /** The type of `DeliveriesPage`. */
 export type DeliveriesPage = typeof DeliveriesPage.Type

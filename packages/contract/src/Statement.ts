@@ -3,10 +3,8 @@
  * order or the payment it came from, and its filters.
  */
 import { Schema } from "effect"
-import { integerParam } from "./Identifier.js"
 import { LedgerEntry, LedgerReason } from "./Ledger.js"
-import { DateBound } from "./Order.js"
-import { MAX_PER_PAGE } from "./OrderTerms.js"
+import { ACCOUNT_LISTS, DateBound, params } from "./Page.js"
 import { PaymentNumber } from "./Payment.js"
 import { WalletKind } from "./Wallet.js"
 
@@ -21,8 +19,7 @@ export type StatementEntry = typeof StatementEntry.Type
 
 /** Query parameters of the statement. */
 export const StatementParams = Schema.Struct({
-  page: Schema.optional(integerParam(1, 1_000_000)),
-  per_page: Schema.optional(integerParam(1, MAX_PER_PAGE)),
+  ...params(ACCOUNT_LISTS),
   wallet: Schema.optional(WalletKind),
   reason: Schema.optional(LedgerReason),
   from: Schema.optional(DateBound),

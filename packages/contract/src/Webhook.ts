@@ -91,9 +91,6 @@ export const WebhookEvent = Schema.Union(OrderSuccessful, OrderFailed, WalletFun
 /** The type of `WebhookEvent`: amounts in pesewas, times as `Date`. */
 export type WebhookEvent = typeof WebhookEvent.Type
 
-/** The JSON of a `WebhookEvent`, as delivered: amounts in cedis, times as ISO text. */
-export type WebhookEventJson = typeof WebhookEvent.Encoded
-
 /** The event types. */
 export type WebhookEventType = WebhookEvent["type"]
 
@@ -258,4 +255,30 @@ export const standardSignature = async (
   let binary = ""
   for (const byte of mac) binary += String.fromCharCode(byte)
   return `v1,${btoa(binary)}`
+}
+
+/**
+ * The signed headers of a delivery of `body` (the event `id` of `type`) at `timestamp` (Unix
+ * seconds): `X-Webhook-Signature`, `X-Webhook-Id`, `X-Webhook-Event` and the Standard Webhooks
+ * `webhook-id`, `webhook-timestamp` and `webhook-signature`.
+ */
+export const deliveryHeaders = async (options: {
+  readonly id: string
+  readonly type: string
+  readonly body: string | Uint8Array | ArrayBuffer
+  readonly secret: string
+  readonly timestamp: number
+}): Promise<Record<string, string>> => {
+  const [signature, standard] = await Promise.all([
+    signatureHeader(options.secret, options.timestamp, options.body),
+    standardSignature(options.secret, options.id, options.timestamp, options.body)
+  ])
+  return {
+    [SIGNATURE_HEADER]: signature,
+    [ID_HEADER]: options.id,
+    [EVENT_HEADER]: options.type,
+    [STANDARD_ID_HEADER]: options.id,
+    [STANDARD_TIMESTAMP_HEADER]: String(options.timestamp),
+    [STANDARD_SIGNATURE_HEADER]: standard
+  }
 }

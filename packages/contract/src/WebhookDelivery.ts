@@ -5,7 +5,7 @@
 import { HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
 import { extensions, Failed } from "./ApiError.js"
-import { integerParam } from "./Identifier.js"
+import { FEED, params } from "./Page.js"
 import { EventId, WebhookEventType } from "./Webhook.js"
 
 /**
@@ -40,18 +40,11 @@ export const Delivery = Schema.Struct({
 /** The type of `Delivery`. */
 export type Delivery = typeof Delivery.Type
 
-/** Page size of GET /webhooks/deliveries when `per_page` is left out, and its largest. */
-export const DEFAULT_PER_PAGE = 20
-export const MAX_PER_PAGE = 100
-
 /** Query parameters of GET /webhooks/deliveries. */
 export const ListDeliveriesParams = Schema.Struct({
   state: Schema.optional(DeliveryState),
   type: Schema.optional(WebhookEventType),
-  page: Schema.optional(integerParam(1, 1_000_000)).annotations({ description: "Page number, default 1" }),
-  per_page: Schema.optional(integerParam(1, MAX_PER_PAGE)).annotations({
-    description: `Items per page, default ${DEFAULT_PER_PAGE}, at most ${MAX_PER_PAGE}`
-  })
+  ...params(FEED)
 }).annotations({ parseOptions: { errors: "all" } })
 
 /** The type of `ListDeliveriesParams`. */

@@ -74,6 +74,8 @@ export * as Text from "./Text.js"
 export * as Upstream from "./Upstream.js"
 /** Dashboard users: registration, sign-in and password payloads. */
 export * as User from "./User.js"
+/** The 422's wording. */
+export * as Validation from "./Validation.js"
 /** Wallets and balances. */
 export * as Wallet from "./Wallet.js"
 /** Webhook events, the headers of a delivery and its signature. */

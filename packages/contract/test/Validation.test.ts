@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Either, Schema } from "effect"
-import { DateBound, PlaceOrderPayload, Reference } from "../src/Order.js"
+import { PlaceOrderPayload, Reference } from "../src/Order.js"
+import { DateBound } from "../src/Page.js"
 import { PhoneNumber } from "../src/Phone.js"
 
 const valid = <A, I>(schema: Schema.Schema<A, I>, value: unknown) =>

@@ -5,7 +5,7 @@ import { Account, ApiError, type ApiKey, Page as PageContract } from "@databundl
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { ApiKeys, limitsOf } from "./ApiKeys.js"
-import { Int8, orDie, rowsOrDie } from "./Database.js"
+import { Int8, orDie, rowsOf } from "./Database.js"
 import * as Page from "./Page.js"
 import * as Tokens from "./Tokens.js"
 
@@ -69,8 +69,7 @@ export class Accounts extends Effect.Service<Accounts>()("core/Accounts", {
         ${tail}
       `
 
-    const select = (where: ReturnType<typeof sql.and>, tail = sql``) =>
-      SqlSchema.findAll({ Request: Schema.Void, Result: AccountRow, execute: () => selectText(where, tail) })(undefined)
+    const select = (where: ReturnType<typeof sql.and>, tail = sql``) => rowsOf(AccountRow, selectText(where, tail))
 
     const priceGroupId = (name: string | null) =>
       Effect.gen(function*() {
@@ -105,7 +104,7 @@ export class Accounts extends Effect.Service<Accounts>()("core/Accounts", {
     const create = Effect.fn("Accounts.create")(
       function*(input: { readonly name: string; readonly price_group?: string | null | undefined }) {
         const groupId = yield* priceGroupId(input.price_group ?? null)
-        const [row] = yield* rowsOrDie(sql.withTransaction(Effect.gen(function*() {
+        const [row] = yield* orDie(sql.withTransaction(Effect.gen(function*() {
           const rows = yield* createdRow(input.name, groupId)
           yield* sql`
           INSERT INTO wallets (account_id, kind)
@@ -130,7 +129,7 @@ export class Accounts extends Effect.Service<Accounts>()("core/Accounts", {
         readonly search?: string | undefined
       }
     ) {
-      const page = Page.resolve(query, PageContract.ADMIN_DEFAULT_PER_PAGE)
+      const page = Page.resolve(query, PageContract.ADMIN_LISTS)
       // Test accounts are part of their live account, never listed on their own.
       const conditions = [sql`a.mode = 'live'`]
       if (query.status) conditions.push(sql`a.status = ${query.status}`)
@@ -153,13 +152,13 @@ export class Accounts extends Effect.Service<Accounts>()("core/Accounts", {
       }
       const where = sql.and(conditions)
       const [count] = yield* orDie(sql<{ total: string }>`SELECT count(*) AS total FROM accounts a WHERE ${where}`)
-      const rows = yield* rowsOrDie(select(where, sql`LIMIT ${page.perPage} OFFSET ${page.offset}`))
+      const rows = yield* orDie(select(where, sql`LIMIT ${page.perPage} OFFSET ${page.offset}`))
       return { accounts: rows.map(toSummary), pagination: Page.pagination(page, Number(count!.total)) }
     })
 
     /** Everything about one account: balances, overrides, webhook settings, keys, its holder. */
     const show = Effect.fn("Accounts.show")(function*(id: Account.AccountId) {
-      const [row] = yield* rowsOrDie(select(sql.and([sql`a.id = ${id}`, sql`a.mode = 'live'`])))
+      const [row] = yield* orDie(select(sql.and([sql`a.id = ${id}`, sql`a.mode = 'live'`])))
       if (row === undefined) return yield* notFound(id)
       const keys = yield* apiKeys.list(id)
       const [holder] = yield* orDie(

@@ -9,7 +9,7 @@
 import { Account, ApiKey, type RateLimit } from "@databundle/contract"
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Option, Redacted, Schema } from "effect"
-import { afterCommit, orDie, rowsOrDie } from "./Database.js"
+import { afterCommit, orDie, rowsOf } from "./Database.js"
 import { Settings } from "./Settings.js"
 import * as TimedCache from "./TimedCache.js"
 import * as Tokens from "./Tokens.js"
@@ -57,6 +57,9 @@ export const limitsOf = (
 /** What a test wallet holds when it is made, in pesewas (GHS 1,000 of play money). */
 export const TEST_OPENING_BALANCE = 100_000n
 
+/** An account's id. */
+const AccountIdRow = Schema.Struct({ id: Account.AccountId })
+
 /** A key's row: its view, with the driver's dates. */
 const KeyRow = Schema.Struct({
   id: ApiKey.ApiKeyId,
@@ -99,7 +102,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("core/ApiKeys", {
     })
 
     const lookup = (hash: string) =>
-      rowsOrDie(findPrincipal(hash)).pipe(
+      orDie(findPrincipal(hash)).pipe(
         Effect.map((found) =>
           Option.flatMap(found, (row) =>
             // A test key always has its test account (made with the key); without one it cannot act.
@@ -158,12 +161,15 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("core/ApiKeys", {
      */
     const ensureTestAccount = (liveId: number) =>
       Effect.gen(function*() {
-        const made = yield* sql<{ id: number }>`
-          INSERT INTO accounts (name, mode, live_account_id, webhook_secret)
-          SELECT name, 'test', id, ${Tokens.webhookSecret()} FROM accounts WHERE id = ${liveId} AND mode = 'live'
-          ON CONFLICT (live_account_id) WHERE live_account_id IS NOT NULL DO NOTHING
-          RETURNING id
-        `
+        const made = yield* rowsOf(
+          AccountIdRow,
+          sql`
+            INSERT INTO accounts (name, mode, live_account_id, webhook_secret)
+            SELECT name, 'test', id, ${Tokens.webhookSecret()} FROM accounts WHERE id = ${liveId} AND mode = 'live'
+            ON CONFLICT (live_account_id) WHERE live_account_id IS NOT NULL DO NOTHING
+            RETURNING id
+          `
+        )
         if (made.length > 0) {
           const id = made[0]!.id
           yield* sql`
@@ -181,14 +187,13 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("core/ApiKeys", {
           `
           return id
         }
-        const [found] = yield* sql<{ id: number }>`SELECT id FROM accounts WHERE live_account_id = ${liveId}`
+        const [found] = yield* rowsOf(AccountIdRow, sql`SELECT id FROM accounts WHERE live_account_id = ${liveId}`)
         return found?.id
       })
 
     /** The id of an account's test account, made on first use; `None` when the live account does not exist. */
     const testAccount = Effect.fn("ApiKeys.testAccount")(function*(liveId: Account.AccountId) {
-      const id = yield* orDie(sql.withTransaction(ensureTestAccount(liveId)))
-      return Option.map(Option.fromNullable(id), (n) => n as Account.AccountId)
+      return Option.fromNullable(yield* orDie(sql.withTransaction(ensureTestAccount(liveId))))
     })
 
     /**
@@ -207,12 +212,15 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("core/ApiKeys", {
         const key = Tokens.apiKey(mode)
         const prefix = Tokens.displayPrefix(key)
         const rows = yield* orDie(sql.withTransaction(Effect.gen(function*() {
-          const inserted = yield* sql<{ id: number }>`
-            INSERT INTO api_keys (account_id, key_hash, prefix, name, mode)
-            SELECT id, ${Tokens.sha256Hex(key)}, ${prefix}, ${name}, ${mode} FROM accounts
-            WHERE id = ${accountId} AND mode = 'live'
-            RETURNING id
-          `
+          const inserted = yield* rowsOf(
+            Schema.Struct({ id: ApiKey.ApiKeyId }),
+            sql`
+              INSERT INTO api_keys (account_id, key_hash, prefix, name, mode)
+              SELECT id, ${Tokens.sha256Hex(key)}, ${prefix}, ${name}, ${mode} FROM accounts
+              WHERE id = ${accountId} AND mode = 'live'
+              RETURNING id
+            `
+          )
           if (inserted.length > 0 && mode === "test") yield* ensureTestAccount(accountId)
           return inserted
         })))
@@ -220,7 +228,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("core/ApiKeys", {
           return yield* new Account.AccountNotFound({ message: `Account ${accountId} not found` })
         }
         const created: ApiKey.NewApiKey = {
-          id: Schema.decodeSync(ApiKey.ApiKeyId)(rows[0]!.id),
+          id: rows[0]!.id,
           api_key: key,
           prefix,
           mode
@@ -242,7 +250,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("core/ApiKeys", {
     })
 
     const revoke = Effect.fn("ApiKeys.revoke")(function*(accountId: Account.AccountId, keyId: ApiKey.ApiKeyId) {
-      const found = yield* rowsOrDie(revokeRow({ accountId, keyId }))
+      const found = yield* orDie(revokeRow({ accountId, keyId }))
       const row = Option.getOrUndefined(found)
       if (row === undefined) {
         return yield* new ApiKey.ApiKeyNotFound({ message: `Key ${keyId} not found on account ${accountId}` })
@@ -264,7 +272,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("core/ApiKeys", {
     })
 
     const list = (accountId: Account.AccountId) =>
-      rowsOrDie(listRows(accountId)).pipe(Effect.map((rows) => rows.map(toView)), Effect.withSpan("ApiKeys.list"))
+      orDie(listRows(accountId)).pipe(Effect.map((rows) => rows.map(toView)), Effect.withSpan("ApiKeys.list"))
 
     /** Forgets every cached authentication once the change commits, for changes that touch a whole account (suspension, price group). */
     const forgetAll = afterCommit(cache.forgetAll)

@@ -6,40 +6,47 @@
  * server processes (the importing process drops its cache at once). Prices charged are
  * never taken from this cache: placement reads the price inside its own transaction.
  */
-import { ApiError, Bundle, type Catalog as CatalogFile, Network } from "@databundle/contract"
+import { Account, ApiError, Bundle, type Catalog as CatalogFile, Network } from "@databundle/contract"
 import { SqlClient } from "@effect/sql"
-import { Data, Effect, Option } from "effect"
-import { afterCommit, int8, orDie, transaction } from "./Database.js"
+import { Data, Effect, Option, Schema } from "effect"
+import { afterCommit, Int8, Int8Number, orDie, rowsOf, transaction } from "./Database.js"
 import { Settings } from "./Settings.js"
 import * as TimedCache from "./TimedCache.js"
 
-interface NetworkRow {
-  readonly id: number
-  readonly slug: string
-  readonly name: string
-  readonly color: string
-  readonly delivery: string
-  readonly active: boolean
-  readonly sort_order: number
-}
+/** A network's row (`SELECT *`: the columns not named here are left out). */
+const NetworkRow = Schema.Struct({
+  id: Network.NetworkId,
+  slug: Schema.String,
+  name: Schema.String,
+  color: Schema.String,
+  delivery: Schema.String,
+  active: Schema.Boolean,
+  sort_order: Schema.Number
+})
 
-interface BundleRow {
-  readonly id: number
-  readonly network_id: number
-  readonly key: string
-  readonly size: string
-  readonly name: string
-  readonly badge: string
-  readonly base_price: string
-  readonly active: boolean
-  readonly sort_order: number
-}
+/** A bundle's row (`SELECT *`). */
+const BundleRow = Schema.Struct({
+  id: Bundle.BundleId,
+  network_id: Network.NetworkId,
+  key: Schema.String,
+  size: Schema.String,
+  name: Schema.String,
+  badge: Schema.String,
+  base_price: Int8,
+  active: Schema.Boolean,
+  sort_order: Schema.Number
+})
 
-interface PriceRow {
-  readonly bundle_id: number
-  readonly price_group_id: number
-  readonly price: string
-}
+type BundleRow = typeof BundleRow.Type
+
+/** A price group's own price of a bundle (`SELECT *`). */
+const PriceRow = Schema.Struct({ bundle_id: Bundle.BundleId, price_group_id: Schema.Number, price: Int8 })
+
+/** A price group. */
+const GroupRow = Schema.Struct({ id: Schema.Number, name: Account.PriceGroupName })
+
+/** An active network as resellers see it listed, with its bundles counted. */
+const ListedNetworkRow = Schema.Struct({ ...Network.Network.fields, bundles_count: Int8Number })
 
 /** A network's bundles with every price, so one cached read serves all price groups. */
 interface PricedBundles {
@@ -65,13 +72,16 @@ export class Catalog extends Effect.Service<Catalog>()("core/Catalog", {
       timeToLive: settings.catalogCacheTtl,
       span: "Catalog.networks.lookup",
       lookup: (_: "all") =>
-        orDie(sql<Network.Network & { bundles_count: string | number }>`
-          SELECT n.id, n.name, n.slug, n.color, n.delivery, count(b.id) AS bundles_count
-          FROM networks n LEFT JOIN bundles b ON b.network_id = n.id
-          WHERE n.active
-          GROUP BY n.id
-          ORDER BY n.sort_order, n.id
-        `).pipe(Effect.map((rows) => rows.map((row) => ({ ...row, bundles_count: Number(row.bundles_count) }))))
+        orDie(rowsOf(
+          ListedNetworkRow,
+          sql`
+            SELECT n.id, n.name, n.slug, n.color, n.delivery, count(b.id) AS bundles_count
+            FROM networks n LEFT JOIN bundles b ON b.network_id = n.id
+            WHERE n.active
+            GROUP BY n.id
+            ORDER BY n.sort_order, n.id
+          `
+        ))
     })
 
     const bundlesCache = TimedCache.make({
@@ -82,28 +92,34 @@ export class Catalog extends Effect.Service<Catalog>()("core/Catalog", {
         Effect.gen(function*() {
           const [network] = yield* sql<{ name: string }>`SELECT name FROM networks WHERE id = ${networkId} AND active`
           if (network === undefined) return Option.none<PricedBundles>()
-          const bundles = yield* sql<BundleRow>`
-            SELECT id, network_id, key, size, name, badge, base_price, active, sort_order
-            FROM bundles WHERE network_id = ${networkId} ORDER BY sort_order, id
-          `
-          const prices = yield* sql<PriceRow>`
-            SELECT p.bundle_id, p.price_group_id, p.price
-            FROM bundle_prices p JOIN bundles b ON b.id = p.bundle_id
-            WHERE b.network_id = ${networkId}
-          `
+          const bundles = yield* rowsOf(
+            BundleRow,
+            sql`
+              SELECT id, network_id, key, size, name, badge, base_price, active, sort_order
+              FROM bundles WHERE network_id = ${networkId} ORDER BY sort_order, id
+            `
+          )
+          const prices = yield* rowsOf(
+            PriceRow,
+            sql`
+              SELECT p.bundle_id, p.price_group_id, p.price
+              FROM bundle_prices p JOIN bundles b ON b.id = p.bundle_id
+              WHERE b.network_id = ${networkId}
+            `
+          )
           return Option.some<PricedBundles>({
             network: network.name,
             bundles: bundles.map((row) => ({
               bundle: {
-                id: row.id as Bundle.BundleId,
+                id: row.id,
                 size: row.size,
                 name: row.name,
                 badge: row.badge,
                 is_active: row.active
               },
-              basePrice: int8(row.base_price),
+              basePrice: row.base_price,
               prices: new Map(
-                prices.filter((p) => p.bundle_id === row.id).map((p) => [p.price_group_id, int8(p.price)] as const)
+                prices.filter((p) => p.bundle_id === row.id).map((p) => [p.price_group_id, p.price] as const)
               )
             })),
             listings: new Map()
@@ -184,13 +200,13 @@ export class Catalog extends Effect.Service<Catalog>()("core/Catalog", {
 
     /** The whole catalogue in the import file's format; importing it back changes nothing. */
     const exportFile = Effect.gen(function*() {
-      const groups = yield* sql<{ id: number; name: string }>`SELECT id, name FROM price_groups ORDER BY id`
-      const networkRows = yield* sql<NetworkRow>`SELECT * FROM networks ORDER BY sort_order, id`
-      const bundleRows = yield* sql<BundleRow>`SELECT * FROM bundles ORDER BY sort_order, id`
-      const priceRows = yield* sql<PriceRow>`SELECT * FROM bundle_prices ORDER BY price_group_id`
+      const groups = yield* rowsOf(GroupRow, sql`SELECT id, name FROM price_groups ORDER BY id`)
+      const networkRows = yield* rowsOf(NetworkRow, sql`SELECT * FROM networks ORDER BY sort_order, id`)
+      const bundleRows = yield* rowsOf(BundleRow, sql`SELECT * FROM bundles ORDER BY sort_order, id`)
+      const priceRows = yield* rowsOf(PriceRow, sql`SELECT * FROM bundle_prices ORDER BY price_group_id`)
       const groupName = new Map(groups.map((g) => [g.id, g.name]))
       const file: CatalogFile.CatalogFile = {
-        price_groups: groups.map((g) => g.name as CatalogFile.CatalogFile["price_groups"][number]),
+        price_groups: groups.map((g) => g.name),
         networks: networkRows.map((n) => ({
           slug: n.slug,
           name: n.name,
@@ -203,11 +219,9 @@ export class Catalog extends Effect.Service<Catalog>()("core/Catalog", {
             name: b.name,
             badge: b.badge,
             active: b.active,
-            price: int8(b.base_price),
+            price: b.base_price,
             prices: Object.fromEntries(
-              priceRows.filter((p) => p.bundle_id === b.id).map((
-                p
-              ) => [groupName.get(p.price_group_id)!, int8(p.price)])
+              priceRows.filter((p) => p.bundle_id === b.id).map((p) => [groupName.get(p.price_group_id)!, p.price])
             )
           }))
         }))
@@ -224,23 +238,30 @@ export class Catalog extends Effect.Service<Catalog>()("core/Catalog", {
 
     /** Every network with every bundle and its prices per group, active or not, for the operator. */
     const adminNetworks = Effect.fn("Catalog.adminNetworks")(function*(only?: number) {
-      const groups = yield* sql<{ id: number; name: string }>`SELECT id, name FROM price_groups`
-      const networkRows = yield* sql<NetworkRow>`
-        SELECT * FROM networks ${only === undefined ? sql`` : sql`WHERE id = ${only}`} ORDER BY sort_order, id
-      `
-      const bundleRows = yield* sql<BundleRow>`
-        SELECT * FROM bundles ${only === undefined ? sql`` : sql`WHERE network_id = ${only}`} ORDER BY sort_order, id
-      `
-      const priceRows = yield* sql<PriceRow>`
-        SELECT p.* FROM bundle_prices p ${
-        only === undefined ? sql`` : sql`JOIN bundles b ON b.id = p.bundle_id WHERE b.network_id = ${only}`
-      }
-      `
+      const groups = yield* rowsOf(GroupRow, sql`SELECT id, name FROM price_groups`)
+      const networkRows = yield* rowsOf(
+        NetworkRow,
+        sql`SELECT * FROM networks ${only === undefined ? sql`` : sql`WHERE id = ${only}`} ORDER BY sort_order, id`
+      )
+      const bundleRows = yield* rowsOf(
+        BundleRow,
+        sql`
+          SELECT * FROM bundles ${only === undefined ? sql`` : sql`WHERE network_id = ${only}`} ORDER BY sort_order, id
+        `
+      )
+      const priceRows = yield* rowsOf(
+        PriceRow,
+        sql`
+          SELECT p.* FROM bundle_prices p ${
+          only === undefined ? sql`` : sql`JOIN bundles b ON b.id = p.bundle_id WHERE b.network_id = ${only}`
+        }
+        `
+      )
       const groupName = new Map(groups.map((g) => [g.id, g.name]))
       const pricesOf = new Map<number, Record<string, bigint>>()
       for (const p of priceRows) {
         const prices = pricesOf.get(p.bundle_id) ?? {}
-        prices[groupName.get(p.price_group_id)!] = int8(p.price)
+        prices[groupName.get(p.price_group_id)!] = p.price
         pricesOf.set(p.bundle_id, prices)
       }
       return networkRows.map((n): CatalogFile.AdminNetwork => ({
@@ -262,7 +283,7 @@ export class Catalog extends Effect.Service<Catalog>()("core/Catalog", {
       name: b.name,
       badge: b.badge,
       active: b.active,
-      price: int8(b.base_price),
+      price: b.base_price,
       prices
     })
 
@@ -283,15 +304,15 @@ export class Catalog extends Effect.Service<Catalog>()("core/Catalog", {
      */
     const updateBundle = Effect.fn("Catalog.updateBundle")(
       function*(id: number, patch: CatalogFile.UpdateBundlePayload) {
-        const [row] = yield* orDie(sql<BundleRow>`SELECT * FROM bundles WHERE id = ${id} FOR UPDATE`)
+        const [row] = yield* orDie(rowsOf(BundleRow, sql`SELECT * FROM bundles WHERE id = ${id} FOR UPDATE`))
         if (row === undefined) return yield* new Bundle.BundleNotFound({ message: `Bundle ${id} not found` })
-        const groups = yield* orDie(sql<{ id: number; name: string }>`SELECT id, name FROM price_groups`)
-        const groupId = new Map(groups.map((g) => [g.name, g.id]))
+        const groups = yield* orDie(rowsOf(GroupRow, sql`SELECT id, name FROM price_groups`))
+        const groupId = new Map<string, number>(groups.map((g) => [g.name, g.id]))
         const groupName = new Map(groups.map((g) => [g.id, g.name]))
-        const priceRows = yield* orDie(sql<PriceRow>`SELECT * FROM bundle_prices WHERE bundle_id = ${id}`)
+        const priceRows = yield* orDie(rowsOf(PriceRow, sql`SELECT * FROM bundle_prices WHERE bundle_id = ${id}`))
         const before = adminBundle(
           row,
-          Object.fromEntries(priceRows.map((p) => [groupName.get(p.price_group_id)!, int8(p.price)]))
+          Object.fromEntries(priceRows.map((p) => [groupName.get(p.price_group_id)!, p.price]))
         )
         const unknown = Object.keys(patch.prices ?? {}).filter((name) => !groupId.has(name))
         if (unknown.length > 0) {
@@ -371,13 +392,13 @@ const applyImport = (sql: SqlClient.SqlClient, file: CatalogFile.CatalogFile) =>
   Effect.gen(function*() {
     const changes: Array<CatalogFile.ImportChange> = []
     const summary = { price_groups: emptyCounts(), networks: emptyCounts(), bundles: emptyCounts(), changes }
-    const existingGroups = yield* sql<{ id: number; name: string }>`SELECT id, name FROM price_groups`
+    const existingGroups = yield* rowsOf(GroupRow, sql`SELECT id, name FROM price_groups`)
     const errors = crossCheck(file, new Set(existingGroups.map((g) => g.name)))
     if (Object.keys(errors).length > 0) {
       return yield* new ApiError.ValidationError({ message: "The catalogue file has errors", errors })
     }
 
-    const groupId = new Map(existingGroups.map((g) => [g.name, g.id]))
+    const groupId = new Map<string, number>(existingGroups.map((g) => [g.name, g.id]))
     for (const name of new Set(file.price_groups)) {
       if (groupId.has(name)) {
         summary.price_groups.unchanged++
@@ -389,9 +410,9 @@ const applyImport = (sql: SqlClient.SqlClient, file: CatalogFile.CatalogFile) =>
       changes.push({ kind: "price_group", action: "create", key: name })
     }
 
-    const networks = new Map((yield* sql<NetworkRow>`SELECT * FROM networks`).map((n) => [n.slug, n]))
-    const bundles = new Map((yield* sql<BundleRow>`SELECT * FROM bundles`).map((b) => [b.key, b]))
-    const prices = yield* sql<PriceRow>`SELECT * FROM bundle_prices`
+    const networks = new Map((yield* rowsOf(NetworkRow, sql`SELECT * FROM networks`)).map((n) => [n.slug, n]))
+    const bundles = new Map((yield* rowsOf(BundleRow, sql`SELECT * FROM bundles`)).map((b) => [b.key, b]))
+    const prices = yield* rowsOf(PriceRow, sql`SELECT * FROM bundle_prices`)
 
     for (const [n, network] of file.networks.entries()) {
       const wanted = { name: network.name, color: network.color, delivery: network.delivery, active: network.active }
@@ -442,7 +463,7 @@ const applyImport = (sql: SqlClient.SqlClient, file: CatalogFile.CatalogFile) =>
           bundleId = currentBundle.id
           changed = currentBundle.network_id !== fields.network_id || currentBundle.size !== fields.size ||
             currentBundle.name !== fields.name || currentBundle.badge !== fields.badge ||
-            int8(currentBundle.base_price) !== fields.base_price || currentBundle.active !== fields.active ||
+            currentBundle.base_price !== fields.base_price || currentBundle.active !== fields.active ||
             currentBundle.sort_order !== fields.sort_order
           if (changed) {
             yield* sql`UPDATE bundles SET ${sql.update(fields)}, updated_at = now() WHERE id = ${bundleId}`
@@ -451,7 +472,7 @@ const applyImport = (sql: SqlClient.SqlClient, file: CatalogFile.CatalogFile) =>
 
         // The file is the truth for the prices of the bundles it lists.
         const currentPrices = new Map(
-          prices.filter((p) => p.bundle_id === bundleId).map((p) => [p.price_group_id, int8(p.price)])
+          prices.filter((p) => p.bundle_id === bundleId).map((p) => [p.price_group_id, p.price])
         )
         const wantedPrices = new Map(
           Object.entries(bundle.prices).map(([group, price]) => [groupId.get(group)!, price] as const)

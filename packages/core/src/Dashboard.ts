@@ -9,64 +9,28 @@ import {
   ApiKey,
   type Attention,
   DeliveryLog,
-  type Ledger,
-  Order as OrderContract,
-  type Payment,
+  Page as PageContract,
+  Payment,
   type Statement,
-  type Wallet as WalletContract,
   Webhook
 } from "@databundle/contract"
 import { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import { Accounts } from "./Accounts.js"
 import { ApiKeys } from "./ApiKeys.js"
-import { int8, orDie } from "./Database.js"
+import { orDie, rowsOf } from "./Database.js"
 import { Orders } from "./Orders.js"
 import * as Page from "./Page.js"
 import { Payments } from "./Payments.js"
 import { Settings } from "./Settings.js"
-import { Wallet } from "./Wallet.js"
+import { LedgerRow, Wallet } from "./Wallet.js"
 import { Webhooks } from "./Webhooks.js"
 
-interface LedgerRow {
-  readonly id: string | number
-  readonly wallet: WalletContract.WalletKind
-  readonly amount: string
-  readonly balance_after: string
-  readonly reason: Ledger.LedgerReason
-  readonly order_number: string | null
-  readonly payment_number: string | null
-  readonly note: string | null
-  readonly created_at: Date
-}
+/** A statement's entry: a ledger entry with the payment it came from. */
+const StatementRow = Schema.Struct({ ...LedgerRow.fields, payment_number: Schema.NullOr(Payment.PaymentNumber) })
 
-interface KeyRow {
-  readonly id: number
-  readonly name: string | null
-  readonly prefix: string
-  readonly mode: ApiKey.ApiKeyMode
-  readonly created_at: Date
-  readonly last_used_at: Date | null
-  readonly revoked_at: Date | null
-}
-
-const decodeKeyId = Schema.decodeSync(ApiKey.ApiKeyId)
-
-const toKey = (row: KeyRow): ApiKey.NamedApiKey => ({
-  id: decodeKeyId(row.id),
-  name: row.name,
-  prefix: row.prefix,
-  mode: row.mode,
-  created_at: row.created_at,
-  last_used_at: row.last_used_at,
-  revoked_at: row.revoked_at
-})
-
-const boundInstant = (bound: string, edge: "from" | "to"): Date => {
-  if (!OrderContract.isWholeDay(bound)) return new Date(bound)
-  const start = new Date(`${bound}T00:00:00Z`)
-  return edge === "from" ? start : new Date(start.getTime() + 86_400_000)
-}
+/** A key with its name: its row is the view the API shows. */
+const KeyRow = Schema.typeSchema(ApiKey.NamedApiKey)
 
 /** The dashboard's own reads and changes. */
 export class Dashboard extends Effect.Service<Dashboard>()("core/Dashboard", {
@@ -123,20 +87,15 @@ export class Dashboard extends Effect.Service<Dashboard>()("core/Dashboard", {
       const conditions = [sql`l.account_id = ${accountId}`]
       if (query.wallet !== undefined) conditions.push(sql`l.wallet = ${query.wallet}`)
       if (query.reason !== undefined) conditions.push(sql`l.reason = ${query.reason}`)
-      if (query.from !== undefined) conditions.push(sql`l.created_at >= ${boundInstant(query.from, "from")}`)
-      if (query.to !== undefined) {
-        conditions.push(
-          OrderContract.isWholeDay(query.to)
-            ? sql`l.created_at < ${boundInstant(query.to, "to")}`
-            : sql`l.created_at <= ${boundInstant(query.to, "to")}`
-        )
-      }
+      conditions.push(...Page.dateRange(sql, "l.created_at", query))
       const where = sql.and(conditions)
-      const page = Page.resolve(query, OrderContract.DEFAULT_PER_PAGE)
+      const page = Page.resolve(query, PageContract.ACCOUNT_LISTS)
       const [count] = yield* orDie(
         sql<{ total: string }>`SELECT count(*) AS total FROM ledger_entries l WHERE ${where}`
       )
-      const rows = yield* orDie(sql<LedgerRow>`
+      const entries = yield* orDie(rowsOf(
+        StatementRow,
+        sql`
         SELECT l.id, l.wallet, l.amount, l.balance_after, l.reason, o.order_number, p.payment_number, l.note,
           l.created_at
         FROM ledger_entries l
@@ -145,34 +104,28 @@ export class Dashboard extends Effect.Service<Dashboard>()("core/Dashboard", {
         WHERE ${where}
         ORDER BY l.id DESC
         LIMIT ${page.perPage} OFFSET ${page.offset}
-      `)
+      `
+      ))
       return {
         balance: yield* balanceOf(accountId),
-        entries: rows.map((row) => ({
-          id: Number(row.id),
-          wallet: row.wallet,
-          amount: int8(row.amount),
-          balance_after: int8(row.balance_after),
-          reason: row.reason,
-          order_number: row.order_number,
-          payment_number: row.payment_number as Payment.PaymentNumber | null,
-          note: row.note,
-          created_at: row.created_at
-        })),
+        entries,
         pagination: Page.pagination(page, Number(count!.total))
       }
     })
 
     const keyRows = (accountId: number, keyId?: number) =>
-      orDie(sql<KeyRow>`
-        SELECT id, name, prefix, mode, created_at, last_used_at, revoked_at FROM api_keys
-        WHERE account_id = ${accountId} ${keyId === undefined ? sql`` : sql`AND id = ${keyId}`}
-        ORDER BY id DESC
-      `)
+      orDie(rowsOf(
+        KeyRow,
+        sql`
+          SELECT id, name, prefix, mode, created_at, last_used_at, revoked_at FROM api_keys
+          WHERE account_id = ${accountId} ${keyId === undefined ? sql`` : sql`AND id = ${keyId}`}
+          ORDER BY id DESC
+        `
+      ))
 
     /** The account's keys, newest first, with their names. */
     const keys = Effect.fn("Dashboard.keys")(function*(accountId: Account.AccountId) {
-      return (yield* keyRows(accountId)).map(toKey)
+      return yield* keyRows(accountId)
     })
 
     /** A new named key; the key itself is returned only here. */
@@ -183,14 +136,14 @@ export class Dashboard extends Effect.Service<Dashboard>()("core/Dashboard", {
     ) {
       const created = yield* apiKeys.create(accountId, name, mode).pipe(Effect.orDie)
       const [row] = yield* keyRows(accountId, created.id)
-      return { key: toKey(row!), api_key: created.api_key }
+      return { key: row!, api_key: created.api_key }
     })
 
     /** Revokes one of the account's keys (at once in this process, within the cache bound elsewhere). */
     const revokeKey = Effect.fn("Dashboard.revokeKey")(function*(accountId: Account.AccountId, keyId: ApiKey.ApiKeyId) {
       yield* apiKeys.revoke(accountId, keyId)
       const [row] = yield* keyRows(accountId, keyId)
-      return toKey(row!)
+      return row!
     })
 
     /** The webhook URL and whether a secret exists. */

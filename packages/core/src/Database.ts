@@ -3,23 +3,32 @@
  * defects at the service edge, reading Postgres error codes, reading int8 columns, and work
  * to do once a transaction has committed.
  */
-import type { SqlClient } from "@effect/sql"
+import { type SqlClient, SqlSchema } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect, FiberRef, ParseResult, Schema } from "effect"
+import { Cause, Effect, FiberRef, ParseResult, Schema } from "effect"
 
-/** Lets domain errors through and turns `SqlError` into a defect (the server answers those with a 500). */
-export const orDie = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, Exclude<E, SqlError>, R> =>
-  Effect.catchIf(self, isSqlError, (error) => Effect.die(error)) as any
-
-/** Like `orDie`, and a row the schema cannot read (a `ParseError` of `SqlSchema`) is a defect too. */
-export const rowsOrDie = <A, E, R>(
+/**
+ * Lets domain errors through and turns infrastructure failures into defects (the server
+ * answers those with a 500): an `SqlError`, a row its schema cannot read (a `ParseError` of
+ * `SqlSchema`), no row where one must be (`SqlSchema.single`).
+ */
+export const orDie = <A, E, R>(
   self: Effect.Effect<A, E, R>
-): Effect.Effect<A, Exclude<E, SqlError | ParseResult.ParseError>, R> =>
+): Effect.Effect<A, Exclude<E, SqlError | ParseResult.ParseError | Cause.NoSuchElementException>, R> =>
   Effect.catchIf(
     self,
-    (error) => isSqlError(error) || ParseResult.isParseError(error),
+    (error) => isSqlError(error) || ParseResult.isParseError(error) || Cause.isNoSuchElementException(error),
     (error) => Effect.die(error)
   ) as any
+
+/**
+ * The rows of a statement made for one call (its text built from a list's filters, say),
+ * decoded with `Result`: `SqlSchema.findAll` of a statement that takes no request.
+ */
+export const rowsOf = <A, I, R, E, R2>(
+  Result: Schema.Schema<A, I, R>,
+  statement: Effect.Effect<ReadonlyArray<unknown>, E, R2>
+) => SqlSchema.findAll({ Request: Schema.Void, Result, execute: () => statement })(undefined)
 
 const isSqlError = (error: unknown): error is SqlError =>
   typeof error === "object" && error !== null && "_tag" in error && error._tag === "SqlError"
@@ -44,6 +53,9 @@ export const Int8 = Schema.transform(
   Schema.BigIntFromSelf,
   { strict: true, decode: (value) => BigInt(value), encode: (value) => value }
 )
+
+/** An int8 column that stays far below 2^53 (a `bigserial` id, a count) decoded as a number. */
+export const Int8Number = Schema.Union(Schema.Number, Schema.NumberFromString)
 
 // What the current `transaction` will run once it commits; undefined outside one.
 const committed = FiberRef.unsafeMake<Array<Effect.Effect<void>> | undefined>(undefined)

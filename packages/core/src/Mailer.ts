@@ -14,10 +14,10 @@
  * Without a transport that sends, the outbox is the delivery: rows are kept, never queued,
  * and with `BUNDLES_MAIL_LOG=1` (set by `serve --demo`) each is also written to the log.
  */
-import { ApiError, Mail } from "@databundle/contract"
+import { ApiError, Mail, Page as PageContract } from "@databundle/contract"
 import { SqlClient } from "@effect/sql"
-import { Cause, Config, Context, Data, Duration, Effect, Layer, Queue } from "effect"
-import { orDie } from "./Database.js"
+import { Cause, Config, Context, Data, Duration, Effect, Layer, Queue, Schema } from "effect"
+import { Int8Number, orDie, rowsOf } from "./Database.js"
 import * as Page from "./Page.js"
 import { Settings } from "./Settings.js"
 
@@ -68,19 +68,22 @@ const ATTEMPT_TIMEOUT = Duration.seconds(90)
 /** Rows claimed at once. */
 const BATCH = 20
 
-interface MailRow {
-  readonly id: string | number
-  readonly to_address: string
-  readonly kind: Mail.MailKind
-  readonly subject: string
-  readonly body: string
-  readonly link: string | null
-  readonly attempts: number
-  readonly last_error: string | null
-  readonly next_attempt_at: Date | null
-  readonly sent_at: Date | null
-  readonly created_at: Date
-}
+/** An email's row as `COLUMNS` read it. */
+const MailRow = Schema.Struct({
+  id: Int8Number,
+  to_address: Schema.String,
+  kind: Mail.MailKind,
+  subject: Schema.String,
+  body: Schema.String,
+  link: Schema.NullOr(Schema.String),
+  attempts: Schema.Number,
+  last_error: Schema.NullOr(Schema.String),
+  next_attempt_at: Schema.NullOr(Schema.DateFromSelf),
+  sent_at: Schema.NullOr(Schema.DateFromSelf),
+  created_at: Schema.DateFromSelf
+})
+
+type MailRow = typeof MailRow.Type
 
 const COLUMNS = "id, to_address, kind, subject, body, link, attempts, last_error, next_attempt_at, sent_at, created_at"
 
@@ -88,7 +91,7 @@ const status = (row: MailRow): Mail.MailStatus =>
   row.sent_at !== null ? "sent" : row.next_attempt_at !== null ? "queued" : row.attempts > 0 ? "failed" : "kept"
 
 const toMail = (row: MailRow): Mail.OutboxMail => ({
-  id: Number(row.id),
+  id: row.id,
   to: row.to_address,
   kind: row.kind,
   subject: row.subject,
@@ -135,30 +138,38 @@ export class Mailer extends Effect.Service<Mailer>()("core/Mailer", {
 
     /** The outbox, newest first, optionally for one address. */
     const list = Effect.fn("Mailer.list")(function*(query: Page.PageQuery & { readonly to?: string | undefined }) {
-      const page = Page.resolve(query, 50)
+      const page = Page.resolve(query, PageContract.ADMIN_LISTS)
       const [count] = yield* orDie(
         sql<{ total: string }>`SELECT count(*) AS total FROM mail_outbox WHERE ${where(query.to)}`
       )
-      const rows = yield* orDie(sql<MailRow>`
+      const rows = yield* orDie(rowsOf(
+        MailRow,
+        sql`
         SELECT ${sql.literal(COLUMNS)} FROM mail_outbox WHERE ${where(query.to)}
         ORDER BY id DESC LIMIT ${page.perPage} OFFSET ${page.offset}
-      `)
+      `
+      ))
       return { emails: rows.map(toMail), pagination: Page.pagination(page, Number(count!.total)) }
     })
 
     /** The newest emails to one address written in the last `within`, newest first (the demo mailbox). */
     const recent = Effect.fn("Mailer.recent")(function*(to: string, within: Duration.Duration, limit: number) {
-      const rows = yield* orDie(sql<MailRow>`
+      const rows = yield* orDie(rowsOf(
+        MailRow,
+        sql`
         SELECT ${sql.literal(COLUMNS)} FROM mail_outbox
         WHERE to_address = ${to.trim().toLowerCase()}
           AND created_at > now() - make_interval(secs => ${Duration.toSeconds(within)})
         ORDER BY id DESC LIMIT ${limit}
-      `)
+      `
+      ))
       return rows.map(toMail)
     })
 
     // As the payment worker: a claim leases the rows, SKIP LOCKED gives processes disjoint batches.
-    const claimDue = sql<MailRow>`
+    const claimDue = rowsOf(
+      MailRow,
+      sql`
       UPDATE mail_outbox SET next_attempt_at = now() + make_interval(secs => ${CLAIM_LEASE_SECONDS})
       WHERE id IN (
         SELECT id FROM mail_outbox
@@ -169,6 +180,7 @@ export class Mailer extends Effect.Service<Mailer>()("core/Mailer", {
       )
       RETURNING ${sql.literal(COLUMNS)}
     `
+    )
 
     /**
      * One attempt at a claimed row; records the outcome. Interrupted (the server stops) while
@@ -254,13 +266,18 @@ export class Mailer extends Effect.Service<Mailer>()("core/Mailer", {
           message: "No SMTP server is configured (BUNDLES_SMTP_URL); the email cannot be sent"
         })
       }
-      const [row] = yield* orDie(sql<MailRow>`
+      const [row] = yield* orDie(rowsOf(
+        MailRow,
+        sql`
         UPDATE mail_outbox SET next_attempt_at = now(), attempts = 0
         WHERE id = ${id} AND sent_at IS NULL AND next_attempt_at IS NULL AND attempts > 0
         RETURNING ${sql.literal(COLUMNS)}
-      `)
+      `
+      ))
       if (row === undefined) {
-        const [existing] = yield* orDie(sql<MailRow>`SELECT ${sql.literal(COLUMNS)} FROM mail_outbox WHERE id = ${id}`)
+        const [existing] = yield* orDie(
+          rowsOf(MailRow, sql`SELECT ${sql.literal(COLUMNS)} FROM mail_outbox WHERE id = ${id}`)
+        )
         if (existing === undefined) return yield* new Mail.MailNotFound({ message: `No email with id ${id}` })
         return yield* new ApiError.Conflict({
           message: `Email ${id} is ${status(existing)}; only a failed email can be queued again`

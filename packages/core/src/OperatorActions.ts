@@ -6,7 +6,7 @@
 import { Operator, OperatorAction, Page as PageContract } from "@databundle/contract"
 import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
-import { orDie } from "./Database.js"
+import { Int8Number, orDie, rowsOf } from "./Database.js"
 import * as Page from "./Page.js"
 
 /** Who made a change. */
@@ -26,37 +26,21 @@ export interface Entry {
   readonly requestId?: string | null | undefined
 }
 
-interface Row {
-  readonly id: string | number
-  readonly at: Date
-  readonly actor_kind: OperatorAction.ActorKind
-  readonly operator_id: number | null
-  readonly operator_email: string | null
-  readonly action: OperatorAction.ActionName
-  readonly target_kind: OperatorAction.TargetKind
-  readonly target_id: string | null
-  readonly account_id: number | null
-  readonly summary: string
-  readonly detail: unknown
-  readonly request_id: string | null
-}
-
-const decodeOperatorId = Schema.decodeSync(Operator.OperatorId)
-
-const toView = (row: Row): OperatorAction.OperatorAction => ({
-  id: Number(row.id),
-  at: row.at,
-  actor_kind: row.actor_kind,
-  operator_id: row.operator_id === null ? null : decodeOperatorId(row.operator_id),
-  operator_email: row.operator_email,
-  action: row.action,
-  target_kind: row.target_kind,
-  target_id: row.target_id,
-  account_id: row.account_id,
-  summary: row.summary,
+/** A line of the log as the API shows it, read from its row and its operator's email. */
+const ActionRow = Schema.Struct({
+  id: Int8Number,
+  at: Schema.DateFromSelf,
+  actor_kind: OperatorAction.ActorKind,
+  operator_id: Schema.NullOr(Operator.OperatorId),
+  operator_email: Schema.NullOr(Schema.String),
+  action: OperatorAction.ActionName,
+  target_kind: OperatorAction.TargetKind,
+  target_id: Schema.NullOr(Schema.String),
+  account_id: Schema.NullOr(Schema.Number),
+  summary: Schema.String,
   // Drivers give jsonb parsed (pg) or as text (some): read both.
-  detail: typeof row.detail === "string" ? JSON.parse(row.detail) : row.detail,
-  request_id: row.request_id
+  detail: Schema.Union(Schema.parseJson(), Schema.Unknown),
+  request_id: Schema.NullOr(Schema.String)
 })
 
 /** Writing and reading the action log. */
@@ -78,7 +62,7 @@ export class OperatorActions extends Effect.Service<OperatorActions>()("core/Ope
 
     /** The log, newest first, filtered as asked. */
     const list = Effect.fn("OperatorActions.list")(function*(query: OperatorAction.ListActionsParams) {
-      const page = Page.resolve(query, PageContract.ADMIN_DEFAULT_PER_PAGE)
+      const page = Page.resolve(query, PageContract.ADMIN_LISTS)
       const conditions = [sql`true`]
       if (query.actor === "token") conditions.push(sql`l.actor_kind = 'token'`)
       else if (query.actor === "operator") conditions.push(sql`l.actor_kind = 'operator'`)
@@ -91,14 +75,17 @@ export class OperatorActions extends Effect.Service<OperatorActions>()("core/Ope
       const [count] = yield* orDie(
         sql<{ total: string }>`SELECT count(*) AS total FROM operator_actions l WHERE ${where}`
       )
-      const rows = yield* orDie(sql<Row>`
+      const rows = yield* orDie(rowsOf(
+        ActionRow,
+        sql`
         SELECT l.*, o.email AS operator_email
         FROM operator_actions l LEFT JOIN operators o ON o.id = l.operator_id
         WHERE ${where}
         ORDER BY l.id DESC
         LIMIT ${page.perPage} OFFSET ${page.offset}
-      `)
-      return { actions: rows.map(toView), pagination: Page.pagination(page, Number(count!.total)) }
+      `
+      ))
+      return { actions: rows, pagination: Page.pagination(page, Number(count!.total)) }
     })
 
     return { record, list }

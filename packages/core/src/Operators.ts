@@ -9,7 +9,7 @@ import { ApiError, Operator } from "@databundle/contract"
 import { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import { randomBytes } from "node:crypto"
-import { isUniqueViolation, orDie } from "./Database.js"
+import { Int8Number, isUniqueViolation, orDie, rowsOf } from "./Database.js"
 import * as Passwords from "./Passwords.js"
 import { RateLimiter } from "./RateLimiter.js"
 import { csrfToken, looksLikeToken, newToken } from "./Sessions.js"
@@ -28,19 +28,31 @@ export interface OperatorPrincipal {
   readonly expiresAt: Date
 }
 
-interface OperatorRow {
-  readonly id: number
-  readonly email: string
-  readonly name: string
-  readonly password_hash: string
-  readonly created_at: Date
-  readonly disabled_at: Date | null
-}
+/** An operator's row (`SELECT *`). */
+const OperatorRow = Schema.Struct({
+  id: Operator.OperatorId,
+  email: Schema.String,
+  name: Schema.String,
+  password_hash: Schema.String,
+  created_at: Schema.DateFromSelf,
+  disabled_at: Schema.NullOr(Schema.DateFromSelf)
+})
 
-const decodeId = Schema.decodeSync(Operator.OperatorId)
+type OperatorRow = typeof OperatorRow.Type
+
+/** A session just opened. */
+const SessionRow = Schema.Struct({ id: Int8Number, expires_at: Schema.DateFromSelf })
+
+/** A live session of a token, and whether its last use is old enough to record anew. */
+const LiveSessionRow = Schema.Struct({
+  id: Int8Number,
+  operator_id: Operator.OperatorId,
+  expires_at: Schema.DateFromSelf,
+  stale: Schema.Boolean
+})
 
 const toSummary = (row: OperatorRow): Operator.OperatorSummary => ({
-  id: decodeId(row.id),
+  id: row.id,
   email: row.email,
   name: row.name,
   created_at: row.created_at,
@@ -60,10 +72,10 @@ export class Operators extends Effect.Service<Operators>()("core/Operators", {
     const decoy = yield* Effect.cached(Passwords.hash(randomBytes(16).toString("hex")))
 
     const byId = (id: number) =>
-      orDie(sql<OperatorRow>`SELECT * FROM operators WHERE id = ${id}`).pipe(Effect.map((rows) => rows[0]))
+      orDie(rowsOf(OperatorRow, sql`SELECT * FROM operators WHERE id = ${id}`)).pipe(Effect.map((rows) => rows[0]))
 
     /** Every operator, oldest first. */
-    const list = orDie(sql<OperatorRow>`SELECT * FROM operators ORDER BY id`).pipe(
+    const list = orDie(rowsOf(OperatorRow, sql`SELECT * FROM operators ORDER BY id`)).pipe(
       Effect.map((rows) => rows.map(toSummary)),
       Effect.withSpan("Operators.list")
     )
@@ -83,10 +95,13 @@ export class Operators extends Effect.Service<Operators>()("core/Operators", {
       payload: Omit<Operator.CreateOperatorPayload, "password">,
       passwordHash: string
     ) {
-      const rows = yield* sql<OperatorRow>`
+      const rows = yield* rowsOf(
+        OperatorRow,
+        sql`
         INSERT INTO operators (email, name, password_hash) VALUES (${payload.email}, ${payload.name}, ${passwordHash})
         RETURNING *
-      `.pipe(
+      `
+      ).pipe(
         Effect.catchIf(
           isUniqueViolation,
           () => new ApiError.Conflict({ message: `An operator with the email ${payload.email} already exists` })
@@ -98,9 +113,12 @@ export class Operators extends Effect.Service<Operators>()("core/Operators", {
 
     /** Disables an operator and ends their sessions; disabling twice changes nothing more. */
     const disable = Effect.fn("Operators.disable")(function*(id: number) {
-      const rows = yield* orDie(sql<OperatorRow>`
+      const rows = yield* orDie(rowsOf(
+        OperatorRow,
+        sql`
         UPDATE operators SET disabled_at = coalesce(disabled_at, now()), updated_at = now() WHERE id = ${id} RETURNING *
-      `)
+      `
+      ))
       if (rows[0] === undefined) return yield* notFound(id)
       yield* orDie(sql`UPDATE operator_sessions SET ended_at = now() WHERE operator_id = ${id} AND ended_at IS NULL`)
       return toSummary(rows[0])
@@ -121,22 +139,25 @@ export class Operators extends Effect.Service<Operators>()("core/Operators", {
           })
         }
       }
-      const [row] = yield* orDie(sql<OperatorRow>`SELECT * FROM operators WHERE email = ${email}`)
+      const [row] = yield* orDie(rowsOf(OperatorRow, sql`SELECT * FROM operators WHERE email = ${email}`))
       const valid = yield* Passwords.verify(password, row?.password_hash ?? (yield* decoy))
       if (row === undefined || !valid || row.disabled_at !== null) {
         for (const { quotas, subject } of limits) yield* limiter.consume(subject, quotas)
         return yield* new ApiError.Unauthorized({ message: "Wrong email address or password" })
       }
       const { hash, token } = newToken()
-      const [session] = yield* orDie(sql<{ id: string | number; expires_at: Date }>`
+      const [session] = yield* orDie(rowsOf(
+        SessionRow,
+        sql`
         INSERT INTO operator_sessions (token_hash, operator_id, expires_at)
         VALUES (${hash}, ${row.id}, now() + make_interval(hours => ${SESSION_HOURS}))
         RETURNING id, expires_at
-      `)
+      `
+      ))
       return {
         token,
         csrfToken: csrfToken(token),
-        sessionId: Number(session!.id),
+        sessionId: session!.id,
         expiresAt: session!.expires_at,
         operator: toView(toSummary(row))
       }
@@ -145,17 +166,20 @@ export class Operators extends Effect.Service<Operators>()("core/Operators", {
     /** The live session of a token (operator not disabled, not ended, expired or idle); marks it used. */
     const authenticate = Effect.fn("Operators.authenticate")(function*(token: string) {
       if (!looksLikeToken(token)) return Option.none<OperatorPrincipal>()
-      const [row] = yield* orDie(sql<{ id: string | number; operator_id: number; expires_at: Date; stale: boolean }>`
+      const [row] = yield* orDie(rowsOf(
+        LiveSessionRow,
+        sql`
         SELECT s.id, s.operator_id, s.expires_at, s.last_seen_at < now() - interval '1 minute' AS stale
         FROM operator_sessions s JOIN operators o ON o.id = s.operator_id
         WHERE s.token_hash = ${Tokens.sha256Hex(token)} AND s.ended_at IS NULL AND s.expires_at > now()
           AND s.last_seen_at > now() - make_interval(hours => ${IDLE_HOURS}) AND o.disabled_at IS NULL
-      `)
+      `
+      ))
       if (row === undefined) return Option.none<OperatorPrincipal>()
       if (row.stale) yield* orDie(sql`UPDATE operator_sessions SET last_seen_at = now() WHERE id = ${row.id}`)
       return Option.some<OperatorPrincipal>({
-        sessionId: Number(row.id),
-        operatorId: decodeId(row.operator_id),
+        sessionId: row.id,
+        operatorId: row.operator_id,
         expiresAt: row.expires_at
       })
     })
@@ -170,9 +194,12 @@ export class Operators extends Effect.Service<Operators>()("core/Operators", {
      * every session of theirs: whoever held the old password is signed out.
      */
     const setPassword = Effect.fn("Operators.setPassword")(function*(id: number, passwordHash: string) {
-      const rows = yield* orDie(sql<OperatorRow>`
+      const rows = yield* orDie(rowsOf(
+        OperatorRow,
+        sql`
         UPDATE operators SET password_hash = ${passwordHash}, updated_at = now() WHERE id = ${id} RETURNING *
-      `)
+      `
+      ))
       if (rows[0] === undefined) return yield* notFound(id)
       yield* orDie(sql`UPDATE operator_sessions SET ended_at = now() WHERE operator_id = ${id} AND ended_at IS NULL`)
       return toSummary(rows[0])
@@ -197,10 +224,13 @@ export class Operators extends Effect.Service<Operators>()("core/Operators", {
       sessionId: number,
       passwordHash: string
     ) {
-      const rows = yield* orDie(sql<OperatorRow>`
+      const rows = yield* orDie(rowsOf(
+        OperatorRow,
+        sql`
         UPDATE operators SET password_hash = ${passwordHash}, updated_at = now()
         WHERE id = ${id} AND disabled_at IS NULL RETURNING *
-      `)
+      `
+      ))
       if (rows[0] === undefined) return yield* new ApiError.Unauthorized({ message: "The session has ended" })
       yield* orDie(sql`
         UPDATE operator_sessions SET ended_at = now()

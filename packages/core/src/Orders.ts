@@ -13,92 +13,39 @@
  * update `WHERE status = 'pending'` in the same transaction as its refund, so whichever
  * process settles first wins and the refund cannot happen twice.
  *
- * Over 400 lines on purpose: placement, settlement and the fulfilment worker are one state
- * machine sharing its statements and its service; split, the parts would import each other.
+ * The placement's statement is written in `Placement.ts`, an order's row in `OrderRow.ts`.
  */
 import {
-  type Account,
   ApiError,
   Bundle,
-  Money,
+  Mode,
   Order,
   Page as PageContract,
   Phone,
-  Wallet as WalletContract,
-  Webhook
+  Wallet as WalletContract
 } from "@databundle/contract"
-import { SqlClient, type Statement } from "@effect/sql"
+import { SqlClient, SqlSchema, type Statement } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Cause, Clock, Data, Duration, Effect, Either, Option, Schedule, Schema } from "effect"
-import { int8, isUniqueViolation, orDie, sqlState } from "./Database.js"
-import { type FulfillmentOutcome, FulfillmentProvider, type FulfillmentRequest, simulator } from "./Fulfillment.js"
+import { Int8, isUniqueViolation, orDie, rowsOf } from "./Database.js"
+import { type FulfillmentOutcome, FulfillmentProvider, simulator } from "./Fulfillment.js"
+import {
+  ADMIN_COLUMNS,
+  AdminOrderRow,
+  DeliverableRow,
+  ORDER_COLUMNS,
+  OrderRow,
+  toAdminOrder,
+  toOrder,
+  toRequest
+} from "./OrderRow.js"
 import * as Page from "./Page.js"
-import { prepared, reusable } from "./Postgres.js"
+import { isShortWallet, RECOVERY_DELAY_SECONDS, statement as placementStatement } from "./Placement.js"
+import { prepared } from "./Prepared.js"
 import { Settings } from "./Settings.js"
 import * as Tokens from "./Tokens.js"
 import { Wallet } from "./Wallet.js"
-import * as WebhooksModule from "./Webhooks.js"
 import { Webhooks } from "./Webhooks.js"
-
-interface OrderRow {
-  readonly id: string
-  readonly order_number: string
-  readonly account_id: number
-  readonly bundle_label: string
-  readonly network_name: string
-  readonly phone_number: string
-  readonly amount: string
-  readonly status: Order.OrderStatus
-  readonly reference: string | null
-  readonly created_at: Date
-}
-
-/** An order with what fulfilment needs to deliver it. */
-interface DeliverableRow extends OrderRow {
-  readonly bundle_key: string
-  readonly network_slug: string
-  /** `test` orders are always the simulator's, whatever provider live ones have. */
-  readonly mode: "live" | "test"
-}
-
-const ORDER_COLUMNS = "o.id, o.order_number, o.account_id, o.bundle_label, o.network_name, o.phone_number, " +
-  "o.amount, o.status, o.reference, o.created_at"
-
-const toOrder = (row: OrderRow): Order.Order => ({
-  order_number: row.order_number as Order.OrderNumber,
-  bundle: row.bundle_label,
-  network: row.network_name,
-  phone_number: row.phone_number,
-  amount_paid: int8(row.amount),
-  status: row.status,
-  reference: row.reference,
-  created_at: row.created_at
-})
-
-/** An order row with what the operator sees besides: the live account (also of a test order) and the mode. */
-interface AdminOrderRow extends OrderRow {
-  readonly owner_id: number
-  readonly mode: "live" | "test"
-}
-
-/** The columns an `AdminOrderRow` adds to `ORDER_COLUMNS`. */
-const ADMIN_COLUMNS =
-  "(SELECT COALESCE(a.live_account_id, a.id) FROM accounts a WHERE a.id = o.account_id) AS owner_id, o.mode"
-
-const toAdminOrder = (row: AdminOrderRow): Order.AdminOrder => ({
-  ...toOrder(row),
-  account_id: row.owner_id as Account.AccountId,
-  mode: row.mode
-})
-
-const toRequest = (row: DeliverableRow): FulfillmentRequest => ({
-  orderNumber: row.order_number,
-  networkSlug: row.network_slug,
-  bundleKey: row.bundle_key,
-  phoneNumber: row.phone_number,
-  amount: int8(row.amount),
-  createdAt: row.created_at
-})
 
 /** The result of POST /orders. */
 export interface Placement {
@@ -122,8 +69,6 @@ interface Settled {
   readonly refundedBalance: Option.Option<bigint>
 }
 
-/** How long after placement the worker checks an order whose fulfilment was never recorded (a crash). */
-const RECOVERY_DELAY_SECONDS = 30
 /** How long one provider call may take before the order is left pending for the worker. */
 const PROVIDER_TIMEOUT = Duration.seconds(20)
 /** After this long pending, the worker stops asking and leaves the order to the operator. */
@@ -137,89 +82,12 @@ const GIVE_UP_AFTER = Duration.hours(24)
  */
 const CLAIM_LEASE_SECONDS = Duration.toSeconds(PROVIDER_TIMEOUT) + 5
 
-/**
- * The placement's ledger entry without a balance, because the wallet was short: a not-null
- * violation on `balance_after` (the only column of the statement that can be null; a
- * driver that names the column must name that one).
- */
-const isShortWallet = (error: SqlError): boolean => {
-  if (sqlState(error) !== "23502") return false
-  const cause: unknown = error.cause
-  const column = typeof cause === "object" && cause !== null && "column" in cause ? cause.column : undefined
-  return column === undefined || column === "balance_after"
-}
-
-/**
- * Stand-ins for the values of a placement's events that only its statement knows, written
- * into the bodies and then replaced there (`Webhooks.splicedBody`). Strings and times stand
- * with their quotes, numbers with their key, so none can be found inside another value.
- */
-const STAND_IN = {
-  price: 123456789012345n,
-  balance: 123456789012346n,
-  label: "\u0000bundle label",
-  network: "\u0000network name",
-  phoneNumber: "\u0000phone number",
-  reference: "\u0000reference",
-  time: new Date(Date.UTC(1901, 0, 1, 0, 0, 0, 1)),
-  eventTime: new Date(Date.UTC(1901, 0, 1, 0, 0, 0, 2)),
-  accountId: 1_987_654_321 as Account.AccountId,
-  orderNumber: "ORD-STANDIN00000" as Order.OrderNumber,
-  debitId: "evt_StandInDebit" as Webhook.EventId,
-  successId: "evt_StandInSuccess" as Webhook.EventId
-} as const
-
-/** The values of a placement that its statement takes from the call (`Postgres.reusable`'s slots). */
-type PlacementSlot =
-  | "orderNumber"
-  | "accountId"
-  | "bundleId"
-  | "phoneNumber"
-  | "phoneNational"
-  | "reference"
-  | "testDelivers"
-  | "liveDelivers"
-  | "createdAt"
-  | "debitId"
-  | "successId"
-
-/** What the placement returns: the order when it was placed, with its bundle, mode, price and the balance left. */
-type PlacedRow = OrderRow & {
-  readonly bundle_key: string
-  readonly network_slug: string
-  readonly mode: "live" | "test"
-  readonly price: string
-  readonly placed: boolean
-  readonly balance_after: string | null
-}
-
-const encodeCedis = Schema.encodeSync(Money.Cedis)
-
-/** A money value of an event body, from `column` (pesewas) in the statement, as cedis like `Cedis` writes them. */
-const cedisValue = (
-  sql: SqlClient.SqlClient,
-  key: string,
-  standIn: bigint,
-  column: string
-): WebhooksModule.SplicedValue => ({
-  standIn: `"${key}":${JSON.stringify(encodeCedis(standIn))}`,
-  json: sql`${`"${key}":`}::text || trim_scale(${sql.literal(column)}::numeric / 100)::text`
-})
-
-/** A text value of an event body, from `column` in the statement. */
-const textValue = (sql: SqlClient.SqlClient, standIn: string, column: string): WebhooksModule.SplicedValue => ({
-  standIn: JSON.stringify(standIn),
-  json: sql`to_json(${sql.literal(column)})::text`
-})
-
-/** A time of an event body, from `column` in the statement, as `Schema.Date` writes it (ISO 8601, milliseconds, UTC). */
-const timeValue = (sql: SqlClient.SqlClient, standIn: Date, column: string): WebhooksModule.SplicedValue => ({
-  standIn: JSON.stringify(standIn.toISOString()),
-  json: sql`to_json(to_char(${sql.literal(column)} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))::text`
-})
-
 /** Only a well-formed order number can name an order: anything else is not found without a query. */
 const isOrderNumber = Schema.is(Order.OrderNumber)
+
+/** An order's row with its bundle, as a reference finds it. */
+const ReferencedRow = Schema.Struct({ ...OrderRow.fields, bundle_id: Schema.Number })
+type ReferencedRow = typeof ReferencedRow.Type
 
 /** Placing, reading and settling orders. */
 export class Orders extends Effect.Service<Orders>()("core/Orders", {
@@ -234,17 +102,20 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
     const testProvider = simulator(settings)
     const providerFor = (mode: "live" | "test") => mode === "test" ? testProvider : liveProvider
 
+    const findReferenced = SqlSchema.findOne({
+      Request: Schema.Struct({ accountId: Schema.Number, reference: Schema.String }),
+      Result: ReferencedRow,
+      execute: ({ accountId, reference }) =>
+        sql`
+          SELECT ${sql.literal(ORDER_COLUMNS)}, o.bundle_id FROM orders o
+          WHERE o.account_id = ${accountId} AND o.reference = ${reference}
+        `
+    })
     const findByReference = (accountId: number, reference: string) =>
-      sql<OrderRow & { bundle_id: number }>`
-        SELECT ${sql.literal(ORDER_COLUMNS)}, o.bundle_id FROM orders o
-        WHERE o.account_id = ${accountId} AND o.reference = ${reference}
-      `.pipe(Effect.map((rows) => rows[0]))
+      Effect.map(findReferenced({ accountId, reference }), Option.getOrUndefined)
 
     /** The same reference with the same bundle and number is a replay; with anything else it is a 422. */
-    const replayOrConflict = (
-      existing: OrderRow & { bundle_id: number },
-      input: Order.PlaceOrderPayload
-    ) =>
+    const replayOrConflict = (existing: ReferencedRow, input: Order.PlaceOrderPayload) =>
       existing.bundle_id === input.bundle_id &&
         Phone.nationalDigits(existing.phone_number) === Phone.nationalDigits(input.phone_number)
         ? Effect.succeed(Placed.Replayed({ order: existing }))
@@ -273,176 +144,27 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
           : Effect.fail(new Bundle.BundleUnavailable({ message: `${bundle.name} is not available now` }))
       })
 
-    /**
-     * The placement, one statement for each of its two shapes (with the delivery's event or
-     * without), built once (`reusable`); a call's values go in its slots.
-     *
-     * One statement, so one round trip and no transaction around it (a statement is a
-     * transaction of its own): it reads the bundle and the account's price (never from a
-     * cache), inserts the order, debits the main wallet and writes the ledger entry (the
-     * movement `Wallet.move` makes: the balance changes only if it stays non-negative, and
-     * the entry records the balance it left), then numbers the account's events from its
-     * counter and writes them (what `Webhooks.enqueue` does), counting the order on the account's
-     * row with them (the total of its unfiltered list, kept). An unavailable bundle reads
-     * nothing and writes nothing; a reference already taken inserts and moves nothing; a
-     * wallet short of the price debits nothing, so the entry's balance is null, which its
-     * NOT NULL refuses: the statement fails and leaves nothing behind.
-     *
-     * The events (`Wallet.announce`'s debit, and the delivery when it is known) are written by
-     * `Webhook.eventBody` once, with stand-ins for every value, which the statement replaces
-     * with the call's and its own (`Webhooks.splicedBody`).
-     */
-    const placement = (delivered: boolean) =>
-      reusable<PlacementSlot, PlacedRow>(sql, (slot) => {
-        const debitEvent = Webhook.eventBody({
-          id: STAND_IN.debitId,
-          type: "wallet.debited",
-          created_at: STAND_IN.eventTime,
-          livemode: true,
-          data: {
-            account_id: STAND_IN.accountId,
-            wallet: "main",
-            amount: STAND_IN.price,
-            balance: STAND_IN.balance,
-            reason: "order",
-            order_number: STAND_IN.orderNumber,
-            note: null
-          }
-        })
-        // What both events say of the call: their ids and time, from its values; the order's number, from the insert.
-        const eventValues = (id: "debitId" | "successId"): ReadonlyArray<WebhooksModule.SplicedValue> => [
-          { standIn: JSON.stringify(STAND_IN[id]), json: sql`to_json(${slot(id)}::text)::text` },
-          {
-            standIn: JSON.stringify(STAND_IN.eventTime.toISOString()),
-            json: sql`to_json(${slot("createdAt")}::text)::text`
-          },
-          textValue(sql, STAND_IN.orderNumber, "p.order_number")
-        ]
-        // A test account's events say `"livemode": false`; which one is written is the statement's choice.
-        const bothModes = (body: string, values: ReadonlyArray<WebhooksModule.SplicedValue>) =>
-          sql`CASE WHEN bundle.mode = 'test' THEN ${
-            WebhooksModule.splicedBody(sql, body.replace(`"livemode":true`, `"livemode":false`), values)
-          } ELSE ${WebhooksModule.splicedBody(sql, body, values)} END`
-        const events: Array<
-          { readonly id: PlacementSlot; readonly type: Webhook.WebhookEventType; readonly body: Statement.Fragment }
-        > = [{
-          id: "debitId",
-          type: "wallet.debited",
-          body: bothModes(debitEvent, [
-            ...eventValues("debitId"),
-            {
-              standIn: `"account_id":${STAND_IN.accountId}`,
-              json: sql`${`"account_id":`}::text || p.account_id::text`
-            },
-            cedisValue(sql, "amount", STAND_IN.price, "p.amount"),
-            cedisValue(sql, "balance", STAND_IN.balance, "n.balance_after")
-          ])
-        }]
-        if (delivered) {
-          const successEvent = Webhook.eventBody({
-            id: STAND_IN.successId,
-            type: "order.successful",
-            created_at: STAND_IN.eventTime,
-            livemode: true,
-            data: {
-              order_number: STAND_IN.orderNumber,
-              bundle: STAND_IN.label,
-              network: STAND_IN.network,
-              phone_number: STAND_IN.phoneNumber,
-              amount_paid: STAND_IN.price,
-              status: "successful",
-              reference: STAND_IN.reference,
-              created_at: STAND_IN.time
-            }
-          })
-          events.push({
-            id: "successId",
-            type: "order.successful",
-            body: bothModes(successEvent, [
-              ...eventValues("successId"),
-              textValue(sql, STAND_IN.label, "p.bundle_label"),
-              textValue(sql, STAND_IN.network, "p.network_name"),
-              textValue(sql, STAND_IN.phoneNumber, "p.phone_number"),
-              {
-                standIn: JSON.stringify(STAND_IN.reference),
-                json: sql`COALESCE(to_json(p.reference)::text, 'null')`
-              },
-              cedisValue(sql, "amount_paid", STAND_IN.price, "p.amount"),
-              timeValue(sql, STAND_IN.time, "p.created_at")
-            ])
-          })
-        }
-        return sql<PlacedRow>`${prepared(sql)}
-          WITH bundle AS (
-            SELECT b.key, b.name, n.name AS network_name, n.slug AS network_slug,
-              COALESCE(p.price, b.base_price) AS price, a.mode,
-              CASE WHEN a.mode = 'test' THEN ${slot("testDelivers")}::boolean ELSE ${
-          slot("liveDelivers")
-        }::boolean END AS delivered
-            FROM accounts a
-            -- A test account pays its live account's prices.
-            JOIN accounts g ON g.id = COALESCE(a.live_account_id, a.id)
-            JOIN bundles b ON b.id = ${slot("bundleId")}
-            JOIN networks n ON n.id = b.network_id
-            LEFT JOIN bundle_prices p ON p.bundle_id = b.id AND p.price_group_id = g.price_group_id
-            WHERE a.id = ${slot("accountId")} AND b.active AND n.active
-          ),
-          placed AS (
-            INSERT INTO orders (order_number, account_id, bundle_id, bundle_label, network_name, phone_number,
-              phone_national, amount, reference, status, settled_at, next_check_at, mode)
-            SELECT ${slot("orderNumber")}, ${slot("accountId")}, ${slot("bundleId")}, bundle.name, bundle.network_name,
-              ${slot("phoneNumber")}, ${slot("phoneNational")}, bundle.price,
-              ${slot("reference")}, CASE WHEN bundle.delivered THEN 'successful' ELSE 'pending' END,
-              CASE WHEN bundle.delivered THEN now() END,
-              CASE WHEN NOT bundle.delivered THEN now() + make_interval(secs => ${RECOVERY_DELAY_SECONDS}) END,
-              bundle.mode
-            FROM bundle
-            ON CONFLICT (account_id, reference) DO NOTHING
-            RETURNING id, order_number, account_id, bundle_label, network_name, phone_number, amount, status,
-              reference, created_at
-          ),
-          debited AS (
-            UPDATE wallets w SET balance = w.balance - p.amount
-            FROM placed p
-            WHERE w.account_id = p.account_id AND w.kind = 'main' AND w.balance - p.amount >= 0
-            RETURNING w.balance
-          ),
-          entry AS (
-            INSERT INTO ledger_entries (account_id, wallet, amount, balance_after, reason, order_id)
-            SELECT p.account_id, 'main', -p.amount, d.balance, 'order', p.id
-            FROM placed p LEFT JOIN debited d ON true
-            RETURNING balance_after
-          ),
-          counter AS (
-            UPDATE accounts a SET event_seq = a.event_seq + ${events.length}, order_count = a.order_count + 1
-            FROM entry
-            WHERE a.id = ${slot("accountId")}
-            RETURNING a.id, a.event_seq, (SELECT t.webhook_url FROM webhook_targets t WHERE t.id = a.id) AS webhook_url
-          ),
-          events AS (
-            INSERT INTO webhook_events (id, account_id, seq, type, body, next_attempt_at, queued_at)
-            ${
-          sql.join(" UNION ALL ", false)(events.map((event, i) =>
-            sql`SELECT ${slot(event.id)}::text, c.id, c.event_seq - ${events.length - 1 - i}, ${event.type}::text,
-              ${event.body},
-              CASE WHEN c.webhook_url IS NULL THEN NULL ELSE now() END,
-              CASE WHEN c.webhook_url IS NULL THEN NULL ELSE now() END
-            FROM counter c, placed p, entry n, bundle`
-          ))
-        }
-          )
-          SELECT p.id, p.order_number, p.account_id, p.bundle_label, p.network_name, p.phone_number, p.amount,
-            p.status, p.reference, p.created_at, bundle.key AS bundle_key, bundle.network_slug, bundle.mode,
-            bundle.price,
-            p.id IS NOT NULL AS placed, e.balance_after
-          FROM bundle LEFT JOIN placed p ON true LEFT JOIN entry e ON true
+    const placements = { pending: placementStatement(sql, false), delivered: placementStatement(sql, true) }
+
+    /** The main balance and the bundle's price for the account, for an order its wallet could not pay. */
+    const findShortfall = SqlSchema.findOne({
+      Request: Schema.Struct({ accountId: Schema.Number, bundleId: Schema.Number }),
+      Result: Schema.Struct({ balance: Int8, price: Int8 }),
+      execute: ({ accountId, bundleId }) =>
+        sql`
+          SELECT w.balance, COALESCE(p.price, b.base_price) AS price
+          FROM accounts a
+          JOIN accounts g ON g.id = COALESCE(a.live_account_id, a.id)
+          JOIN wallets w ON w.account_id = a.id AND w.kind = 'main'
+          JOIN bundles b ON b.id = ${bundleId}
+          LEFT JOIN bundle_prices p ON p.bundle_id = b.id AND p.price_group_id = g.price_group_id
+          WHERE a.id = ${accountId}
         `
-      })
-    const placements = { pending: placement(false), delivered: placement(true) }
+    })
 
     const placeAtOnce = (accountId: number, input: Order.PlaceOrderPayload) =>
       Effect.gen(function*() {
-        const orderNumber = Tokens.orderNumber() as Order.OrderNumber
+        const orderNumber = Tokens.orderNumber()
         // A provider that knows from the number alone that it delivers (the simulator) has the
         // delivery recorded with the placement, not in a second statement after it. Which
         // provider is the account's mode's: only when the two would answer differently (live
@@ -482,19 +204,11 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
         )
         if (Either.isLeft(result)) {
           // The wallet was short of the price: nothing was written.
-          const [short] = yield* sql<{ balance: string; price: string }>`
-            SELECT w.balance, COALESCE(p.price, b.base_price) AS price
-            FROM accounts a
-            JOIN accounts g ON g.id = COALESCE(a.live_account_id, a.id)
-            JOIN wallets w ON w.account_id = a.id AND w.kind = 'main'
-            JOIN bundles b ON b.id = ${input.bundle_id}
-            LEFT JOIN bundle_prices p ON p.bundle_id = b.id AND p.price_group_id = g.price_group_id
-            WHERE a.id = ${accountId}
-          `
+          const short = yield* findShortfall({ accountId, bundleId: input.bundle_id })
           return yield* new WalletContract.InsufficientBalance({
             message: "Insufficient wallet balance",
-            balance: short === undefined ? 0n : int8(short.balance),
-            required: short === undefined ? 0n : int8(short.price)
+            balance: Option.match(short, { onNone: () => 0n, onSome: (s) => s.balance }),
+            required: Option.match(short, { onNone: () => 0n, onSome: (s) => s.price })
           })
         }
         const [row] = result.right
@@ -503,11 +217,8 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
           // Another request holds this reference; the insert waited for it to commit, so it is visible now.
           return yield* replayOrConflict((yield* findByReference(accountId, input.reference!))!, input)
         }
-        const { balance_after, bundle_key, mode, network_slug, placed: _, price: _price, ...order } = row
-        return Placed.Created({
-          order: { ...order, bundle_key, network_slug, mode },
-          balanceAfter: int8(balance_after!)
-        })
+        const { balance_after, placed: _, ...order } = row
+        return Placed.Created({ order, balanceAfter: balance_after })
       }).pipe(
         // A fresh order number colliding with an existing one is astronomically rare; try again.
         Effect.retry({ times: 3, while: (error) => isUniqueViolation(error) })
@@ -517,27 +228,38 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
      * Moves a pending order to `successful` or `failed`; a failure refunds the main wallet in
      * the same transaction. Does nothing to an order that is no longer pending.
      */
-    const settle = (orderId: string, status: "successful" | "failed", reason: string | null, note?: string) =>
-      sql.withTransaction(Effect.gen(function*() {
-        const [row] = yield* sql<OrderRow & { readonly mode: "live" | "test" }>`
+    const settleRow = SqlSchema.findOne({
+      Request: Schema.Struct({
+        orderId: Schema.String,
+        status: Order.OrderStatus,
+        reason: Schema.NullOr(Schema.String)
+      }),
+      Result: Schema.Struct({ ...OrderRow.fields, mode: Mode.Mode }),
+      execute: ({ orderId, reason, status }) =>
+        sql`
           UPDATE orders o SET status = ${status}, settled_at = now(), next_check_at = NULL, failure_reason = ${reason}
           WHERE o.id = ${orderId} AND o.status = 'pending'
           RETURNING ${sql.literal(ORDER_COLUMNS)}, o.mode
         `
+    })
+
+    const settle = (orderId: string, status: "successful" | "failed", reason: string | null, note?: string) =>
+      sql.withTransaction(Effect.gen(function*() {
+        const row = Option.getOrUndefined(yield* settleRow({ orderId, status, reason }))
         if (row === undefined) return Option.none<Settled>()
         let refundedBalance = Option.none<bigint>()
         if (status === "failed") {
           const refund = {
             accountId: row.account_id,
             wallet: "main" as const,
-            amount: int8(row.amount),
+            amount: row.amount,
             reason: "refund" as const,
             orderId: row.id,
             ...(note === undefined ? {} : { note })
           }
           const moved = Option.getOrThrowWith(yield* wallet.move(refund), () => new Error("refund found no wallet"))
           refundedBalance = Option.some(moved.balanceAfter)
-          yield* wallet.announce(refund, moved, row.order_number as Order.OrderNumber)
+          yield* wallet.announce(refund, moved, row.order_number)
           // The metrics' count of refunded live orders, kept with the refund so a scrape reads one row.
           if (row.mode === "live") {
             yield* sql`UPDATE figures SET value = value + 1 WHERE name = 'refunded_live_orders'`
@@ -613,12 +335,21 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
       } satisfies Placement
     })
 
+    const findOwn = SqlSchema.findOne({
+      Request: Schema.Struct({ accountId: Schema.Number, orderNumber: Schema.String }),
+      Result: OrderRow,
+      execute: ({ accountId, orderNumber }) =>
+        sql`${prepared(sql)}
+          SELECT ${sql.literal(ORDER_COLUMNS)} FROM orders o
+          WHERE o.order_number = ${orderNumber} AND o.account_id = ${accountId}
+        `
+    })
+
     /** One order of an account; another account's order is not found, like an unknown one. */
     const get = Effect.fn("Orders.get")(function*(accountId: number, orderNumber: string) {
-      const [row] = !isOrderNumber(orderNumber) ? [] : yield* orDie(sql<OrderRow>`${prepared(sql)}
-        SELECT ${sql.literal(ORDER_COLUMNS)} FROM orders o
-        WHERE o.order_number = ${orderNumber} AND o.account_id = ${accountId}
-      `)
+      const row = !isOrderNumber(orderNumber)
+        ? undefined
+        : Option.getOrUndefined(yield* orDie(findOwn({ accountId, orderNumber })))
       if (row === undefined) return yield* new Order.OrderNotFound({ message: `Order ${orderNumber} not found` })
       return toOrder(row)
     })
@@ -636,11 +367,14 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
     ) =>
       Effect.gen(function*() {
         const [count] = yield* total
-        const rows = yield* sql<AdminOrderRow>`
-          SELECT ${sql.literal(ORDER_COLUMNS)}, ${sql.literal(ADMIN_COLUMNS)} FROM orders o WHERE ${where}
-          ORDER BY ${oldestFirst ? sql`o.created_at, o.id` : sql`o.created_at DESC, o.id DESC`}
-          LIMIT ${page.perPage} OFFSET ${page.offset}
-        `
+        const rows = yield* rowsOf(
+          AdminOrderRow,
+          sql`
+              SELECT ${sql.literal(ORDER_COLUMNS)}, ${sql.literal(ADMIN_COLUMNS)} FROM orders o WHERE ${where}
+              ORDER BY ${oldestFirst ? sql`o.created_at, o.id` : sql`o.created_at DESC, o.id DESC`}
+              LIMIT ${page.perPage} OFFSET ${page.offset}
+            `
+        )
         return { rows, pagination: Page.pagination(page, Number(count?.total ?? 0)) }
       }).pipe(orDie)
 
@@ -655,14 +389,7 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
       if (query.phone_number !== undefined) {
         conditions.push(sql`o.phone_national = ${Phone.nationalDigits(query.phone_number)}`)
       }
-      if (query.from !== undefined) conditions.push(sql`o.created_at >= ${Page.boundInstant(query.from, "from")}`)
-      if (query.to !== undefined) {
-        conditions.push(
-          Order.isWholeDay(query.to)
-            ? sql`o.created_at < ${Page.boundInstant(query.to, "to")}`
-            : sql`o.created_at <= ${Page.boundInstant(query.to, "to")}`
-        )
-      }
+      conditions.push(...Page.dateRange(sql, "o.created_at", query))
       const where = sql.and(conditions)
       // Unfiltered, the total is the count the account keeps (one row by its key), not a count of its
       // orders, which grows with them.
@@ -672,7 +399,7 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
           SELECT order_count AS total FROM accounts WHERE id = ${accountId}
         `
         : countWhere(where)
-      const result = yield* listWhere(where, total, Page.resolve(query, Order.DEFAULT_PER_PAGE))
+      const result = yield* listWhere(where, total, Page.resolve(query, PageContract.ACCOUNT_LISTS))
       return { orders: result.rows.map(toOrder), pagination: result.pagination }
     })
 
@@ -707,26 +434,29 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
       const result = yield* listWhere(
         where,
         countWhere(where),
-        Page.resolve(query, PageContract.ADMIN_DEFAULT_PER_PAGE),
+        Page.resolve(query, PageContract.ADMIN_LISTS),
         query.sort === "oldest"
       )
       return { orders: result.rows.map(toAdminOrder), pagination: result.pagination }
     })
 
-    const adminFind = (orderNumber: string) =>
-      (isOrderNumber(orderNumber)
-        ? orDie(sql<AdminOrderRow>`
+    const findAny = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: AdminOrderRow,
+      execute: (orderNumber) =>
+        sql`
           SELECT ${sql.literal(ORDER_COLUMNS)}, ${sql.literal(ADMIN_COLUMNS)} FROM orders o
           WHERE o.order_number = ${orderNumber}
-        `)
-        : Effect.succeed([]))
-        .pipe(
-          Effect.flatMap(([row]) =>
-            row === undefined
-              ? Effect.fail(new Order.OrderNotFound({ message: `Order ${orderNumber} not found` }))
-              : Effect.succeed(row)
-          )
-        )
+        `
+    })
+
+    const adminFind = (orderNumber: string) =>
+      (isOrderNumber(orderNumber) ? orDie(findAny(orderNumber)) : Effect.succeedNone).pipe(
+        Effect.flatMap(Option.match({
+          onNone: () => Effect.fail(new Order.OrderNotFound({ message: `Order ${orderNumber} not found` })),
+          onSome: Effect.succeed
+        }))
+      )
 
     /** Any order, for the operator. */
     const adminGet = Effect.fn("Orders.adminGet")(function*(orderNumber: string) {
@@ -755,18 +485,21 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
 
     // The claim moves next_check_at a lease ahead, so a slow provider call in this process
     // is not repeated by another; SKIP LOCKED lets processes take disjoint batches.
-    const claimDue = sql<DeliverableRow>`
-      UPDATE orders o SET next_check_at = now() + make_interval(secs => ${CLAIM_LEASE_SECONDS})
-      FROM bundles b, networks n
-      WHERE b.id = o.bundle_id AND n.id = b.network_id AND o.id IN (
-        SELECT id FROM orders
-        WHERE status = 'pending' AND next_check_at <= now()
-        ORDER BY next_check_at
-        LIMIT 20
-        FOR UPDATE SKIP LOCKED
-      )
-      RETURNING ${sql.literal(ORDER_COLUMNS)}, b.key AS bundle_key, n.slug AS network_slug, o.mode
-    `
+    const claimDue = rowsOf(
+      DeliverableRow,
+      sql`
+          UPDATE orders o SET next_check_at = now() + make_interval(secs => ${CLAIM_LEASE_SECONDS})
+          FROM bundles b, networks n
+          WHERE b.id = o.bundle_id AND n.id = b.network_id AND o.id IN (
+            SELECT id FROM orders
+            WHERE status = 'pending' AND next_check_at <= now()
+            ORDER BY next_check_at
+            LIMIT 20
+            FOR UPDATE SKIP LOCKED
+          )
+          RETURNING ${sql.literal(ORDER_COLUMNS)}, b.key AS bundle_key, n.slug AS network_slug, o.mode
+        `
+    )
 
     /** Checks every pending order whose next check is due; returns how many it looked at. */
     const processDue = Effect.gen(function*() {

@@ -10,10 +10,10 @@
  *   operator) wins and the rest match no row; a unique index on the ledger's `payment_id` is
  *   the second guard. The credit's ledger entry names the payment.
  */
-import { type Account, ApiError, Payment } from "@databundle/contract"
+import { Account, ApiError, Page as PageContract, Payment } from "@databundle/contract"
 import { SqlClient } from "@effect/sql"
 import { Cause, Clock, Duration, Effect, Option, Schedule, Schema } from "effect"
-import { int8, isUniqueViolation, orDie } from "./Database.js"
+import { Int8, isUniqueViolation, orDie, rowsOf } from "./Database.js"
 import * as Page from "./Page.js"
 import { type CollectionOutcome, PaymentProvider } from "./PaymentProvider.js"
 import { Settings } from "./Settings.js"
@@ -39,22 +39,28 @@ const RECOVERY_DELAY_SECONDS = 30
 /** How far ahead a claim moves a payment's next check, so no other process takes it meanwhile. */
 const CLAIM_LEASE_SECONDS = 60
 
-interface PaymentRow {
-  readonly id: string
-  readonly payment_number: string
-  readonly account_id: number
-  readonly account_name: string
-  readonly method: Payment.PaymentMethod
-  readonly amount: string
-  readonly status: Payment.PaymentStatus
-  readonly payer_number: string | null
-  readonly note: string | null
-  readonly failure_reason: string | null
-  readonly code_prompt: string | null
-  readonly fingerprint: string
-  readonly created_at: Date
-  readonly settled_at: Date | null
-}
+/** A payment's row as `COLUMNS` read it. */
+const PaymentRow = Schema.Struct({
+  id: Schema.String,
+  payment_number: Payment.PaymentNumber,
+  account_id: Account.AccountId,
+  method: Payment.PaymentMethod,
+  amount: Int8,
+  status: Payment.PaymentStatus,
+  payer_number: Schema.NullOr(Schema.String),
+  note: Schema.NullOr(Schema.String),
+  failure_reason: Schema.NullOr(Schema.String),
+  code_prompt: Schema.NullOr(Schema.String),
+  fingerprint: Schema.String,
+  account_name: Schema.String,
+  created_at: Schema.DateFromSelf,
+  settled_at: Schema.NullOr(Schema.DateFromSelf)
+})
+
+type PaymentRow = typeof PaymentRow.Type
+
+/** A payment just settled, and whether its account has a webhook URL to announce the credit to. */
+const SettledPaymentRow = Schema.Struct({ ...PaymentRow.fields, has_webhook: Schema.Boolean })
 
 const COLUMNS = "p.id, p.payment_number, p.account_id, p.method, p.amount, p.status, p.payer_number, p.note, " +
   "p.failure_reason, p.code_prompt, p.fingerprint, p.created_at, p.settled_at, " +
@@ -63,13 +69,6 @@ const COLUMNS = "p.id, p.payment_number, p.account_id, p.method, p.amount, p.sta
 const isPaymentNumber = Schema.is(Payment.PaymentNumber)
 
 const isMobileMoney = (method: Payment.PaymentMethod) => Payment.MOBILE_MONEY_METHODS.includes(method)
-
-/** Converts a list filter bound to an instant: a whole day starts at midnight UTC and `to` includes it. */
-const boundInstant = (bound: string, edge: "from" | "to"): Date => {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(bound)) return new Date(bound)
-  const start = new Date(`${bound}T00:00:00Z`)
-  return edge === "from" ? start : new Date(start.getTime() + 86_400_000)
-}
 
 /** Creating, settling and listing payments. */
 export class Payments extends Effect.Service<Payments>()("core/Payments", {
@@ -90,9 +89,9 @@ export class Payments extends Effect.Service<Payments>()("core/Payments", {
         : "Approve the payment prompt on the payer's phone (dial the wallet's menu if no prompt appears)."
 
     const toPayment = (row: PaymentRow): Payment.Payment => ({
-      payment_number: row.payment_number as Payment.PaymentNumber,
+      payment_number: row.payment_number,
       method: row.method,
-      amount: int8(row.amount),
+      amount: row.amount,
       status: row.status,
       payer_number: row.payer_number,
       note: row.note,
@@ -106,7 +105,7 @@ export class Payments extends Effect.Service<Payments>()("core/Payments", {
 
     const toAdmin = (row: PaymentRow): Payment.AdminPayment => ({
       ...toPayment(row),
-      account_id: row.account_id as Account.AccountId,
+      account_id: row.account_id,
       account_name: row.account_name
     })
 
@@ -126,20 +125,23 @@ export class Payments extends Effect.Service<Payments>()("core/Payments", {
      */
     const settle = (paymentId: string, outcome: { readonly approved: boolean; readonly reason: string | null }) =>
       sql.withTransaction(Effect.gen(function*() {
-        const [row] = yield* sql<PaymentRow & { has_webhook: boolean }>`
+        const [row] = yield* rowsOf(
+          SettledPaymentRow,
+          sql`
           UPDATE payments p SET status = ${outcome.approved ? "successful" : "failed"}, settled_at = now(),
             next_check_at = NULL, code_prompt = NULL, failure_reason = ${outcome.approved ? null : outcome.reason}
           FROM accounts a
           WHERE p.id = ${paymentId} AND p.status = 'pending' AND a.id = p.account_id
           RETURNING ${sql.literal(COLUMNS)}, a.webhook_url IS NOT NULL AS has_webhook
         `
+        )
         if (row === undefined) return Option.none<PaymentRow>()
         if (outcome.approved) {
           const from = row.payer_number === null ? "" : ` from ${row.payer_number}`
           const movement = {
             accountId: row.account_id,
             wallet: "main" as const,
-            amount: int8(row.amount),
+            amount: row.amount,
             reason: "funding" as const,
             paymentId: row.id,
             note: `${METHOD_LABELS[row.method]} payment ${row.payment_number}${from}`
@@ -159,7 +161,7 @@ export class Payments extends Effect.Service<Payments>()("core/Payments", {
         return {
           paymentNumber: row.payment_number,
           method: row.method,
-          amount: int8(row.amount),
+          amount: row.amount,
           payerNumber: row.payer_number ?? "",
           createdAt: row.created_at,
           email: user?.email ?? null
@@ -217,12 +219,15 @@ export class Payments extends Effect.Service<Payments>()("core/Payments", {
       })
 
     const findByKey = (accountId: number, key: string) =>
-      orDie(sql<PaymentRow>`
+      orDie(rowsOf(
+        PaymentRow,
+        sql`
         SELECT ${sql.literal(COLUMNS)} FROM payments p WHERE p.account_id = ${accountId} AND p.idempotency_key = ${key}
-      `).pipe(Effect.map((rows) => rows[0]))
+      `
+      )).pipe(Effect.map((rows) => rows[0]))
 
     const byId = (id: string) =>
-      orDie(sql<PaymentRow>`SELECT ${sql.literal(COLUMNS)} FROM payments p WHERE p.id = ${id}`).pipe(
+      orDie(rowsOf(PaymentRow, sql`SELECT ${sql.literal(COLUMNS)} FROM payments p WHERE p.id = ${id}`)).pipe(
         Effect.map((rows) => rows[0]!)
       )
 
@@ -244,14 +249,17 @@ export class Payments extends Effect.Service<Payments>()("core/Payments", {
       const note = input.note ?? null
       const fingerprint = JSON.stringify([input.method, String(input.amount), payer, note])
       const inserted = yield* orDie(
-        sql<PaymentRow>`
+        rowsOf(
+          PaymentRow,
+          sql`
           INSERT INTO payments AS p (payment_number, account_id, idempotency_key, fingerprint, method, amount,
             payer_number, note, next_check_at)
           VALUES (${Tokens.paymentNumber()}, ${accountId}, ${key}, ${fingerprint}, ${input.method}, ${input.amount},
             ${payer}, ${note}, ${mobile ? sql`now() + make_interval(secs => ${RECOVERY_DELAY_SECONDS})` : null})
           ON CONFLICT (account_id, idempotency_key) DO NOTHING
           RETURNING ${sql.literal(COLUMNS)}
-        `.pipe(Effect.retry({ times: 3, while: (error) => isUniqueViolation(error) }))
+        `
+        ).pipe(Effect.retry({ times: 3, while: (error) => isUniqueViolation(error) }))
       )
       const row = inserted[0]
       if (row === undefined) {
@@ -276,42 +284,44 @@ export class Payments extends Effect.Service<Payments>()("core/Payments", {
 
     /** One payment of an account; another account's is not found, like an unknown one. */
     const get = Effect.fn("Payments.get")(function*(accountId: number, paymentNumber: string) {
-      const [row] = !isPaymentNumber(paymentNumber) ? [] : yield* orDie(sql<PaymentRow>`
+      const [row] = !isPaymentNumber(paymentNumber) ? [] : yield* orDie(rowsOf(
+        PaymentRow,
+        sql`
         SELECT ${sql.literal(COLUMNS)} FROM payments p
         WHERE p.payment_number = ${paymentNumber} AND p.account_id = ${accountId}
-      `)
+      `
+      ))
       if (row === undefined) return yield* notFound(paymentNumber)
       return toPayment(row)
     })
 
-    const listWhere = (query: Payment.ListPaymentsParams & { readonly account_id?: number | undefined }) => {
+    const listWhere = (
+      query: Payment.ListPaymentsParams & { readonly account_id?: number | undefined },
+      sizes: PageContract.Sizes
+    ) => {
       const conditions = [sql`true`]
       if (query.account_id !== undefined) conditions.push(sql`p.account_id = ${query.account_id}`)
       if (query.status !== undefined) conditions.push(sql`p.status = ${query.status}`)
       if (query.method !== undefined) conditions.push(sql`p.method = ${query.method}`)
-      if (query.from !== undefined) conditions.push(sql`p.created_at >= ${boundInstant(query.from, "from")}`)
-      if (query.to !== undefined) {
-        conditions.push(
-          /^\d{4}-\d{2}-\d{2}$/.test(query.to)
-            ? sql`p.created_at < ${boundInstant(query.to, "to")}`
-            : sql`p.created_at <= ${boundInstant(query.to, "to")}`
-        )
-      }
+      conditions.push(...Page.dateRange(sql, "p.created_at", query))
       return Effect.gen(function*() {
         const where = sql.and(conditions)
-        const page = Page.resolve(query, 20)
+        const page = Page.resolve(query, sizes)
         const [count] = yield* sql<{ total: string }>`SELECT count(*) AS total FROM payments p WHERE ${where}`
-        const rows = yield* sql<PaymentRow>`
+        const rows = yield* rowsOf(
+          PaymentRow,
+          sql`
           SELECT ${sql.literal(COLUMNS)} FROM payments p WHERE ${where}
           ORDER BY p.created_at DESC, p.id DESC LIMIT ${page.perPage} OFFSET ${page.offset}
         `
+        )
         return { rows, pagination: Page.pagination(page, Number(count!.total)) }
       }).pipe(orDie)
     }
 
     /** One page of an account's payments, newest first. */
     const list = Effect.fn("Payments.list")(function*(accountId: number, query: Payment.ListPaymentsParams) {
-      const result = yield* listWhere({ ...query, account_id: accountId })
+      const result = yield* listWhere({ ...query, account_id: accountId }, PageContract.ACCOUNT_LISTS)
       return { payments: result.rows.map(toPayment), pagination: result.pagination }
     })
 
@@ -319,15 +329,18 @@ export class Payments extends Effect.Service<Payments>()("core/Payments", {
     const adminList = Effect.fn("Payments.adminList")(function*(
       query: Payment.ListPaymentsParams & { readonly account_id?: number | undefined }
     ) {
-      const result = yield* listWhere(query)
+      const result = yield* listWhere(query, PageContract.ADMIN_PAYMENTS)
       return { payments: result.rows.map(toAdmin), pagination: result.pagination }
     })
 
     const adminFind = (paymentNumber: string) =>
       Effect.gen(function*() {
-        const [row] = !isPaymentNumber(paymentNumber) ? [] : yield* orDie(sql<PaymentRow>`
+        const [row] = !isPaymentNumber(paymentNumber) ? [] : yield* orDie(rowsOf(
+          PaymentRow,
+          sql`
           SELECT ${sql.literal(COLUMNS)} FROM payments p WHERE p.payment_number = ${paymentNumber}
-        `)
+        `
+        ))
         if (row === undefined) return yield* notFound(paymentNumber)
         return row
       })
@@ -360,7 +373,9 @@ export class Payments extends Effect.Service<Payments>()("core/Payments", {
     })
 
     // As the order worker: a claim leases the row, SKIP LOCKED gives processes disjoint batches.
-    const claimDue = sql<PaymentRow>`
+    const claimDue = rowsOf(
+      PaymentRow,
+      sql`
       UPDATE payments p SET next_check_at = now() + make_interval(secs => ${CLAIM_LEASE_SECONDS})
       WHERE p.id IN (
         SELECT id FROM payments
@@ -371,6 +386,7 @@ export class Payments extends Effect.Service<Payments>()("core/Payments", {
       )
       RETURNING ${sql.literal(COLUMNS)}
     `
+    )
 
     /** Checks every pending mobile money payment whose next check is due; returns how many. */
     const processDue = Effect.gen(function*() {
@@ -396,9 +412,12 @@ export class Payments extends Effect.Service<Payments>()("core/Payments", {
      * pending row. Unknown numbers and settled payments are left alone; returns the payment.
      */
     const refresh = Effect.fn("Payments.refresh")(function*(paymentNumber: string) {
-      const [row] = !isPaymentNumber(paymentNumber) ? [] : yield* orDie(sql<PaymentRow>`
+      const [row] = !isPaymentNumber(paymentNumber) ? [] : yield* orDie(rowsOf(
+        PaymentRow,
+        sql`
         SELECT ${sql.literal(COLUMNS)} FROM payments p WHERE p.payment_number = ${paymentNumber}
-      `)
+      `
+      ))
       if (row === undefined) return Option.none<Payment.AdminPayment>()
       if (row.status === "pending" && isMobileMoney(row.method)) yield* Effect.uninterruptible(collect(row))
       return Option.some(toAdmin(yield* byId(row.id)))
@@ -415,10 +434,13 @@ export class Payments extends Effect.Service<Payments>()("core/Payments", {
       paymentNumber: string,
       code: string
     ) {
-      const [row] = !isPaymentNumber(paymentNumber) ? [] : yield* orDie(sql<PaymentRow>`
+      const [row] = !isPaymentNumber(paymentNumber) ? [] : yield* orDie(rowsOf(
+        PaymentRow,
+        sql`
         SELECT ${sql.literal(COLUMNS)} FROM payments p
         WHERE p.payment_number = ${paymentNumber} AND p.account_id = ${accountId}
-      `)
+      `
+      ))
       if (row === undefined) return yield* notFound(paymentNumber)
       if (row.status !== "pending") {
         return yield* new ApiError.Conflict({ message: `Payment ${paymentNumber} is already ${row.status}` })

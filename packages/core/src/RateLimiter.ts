@@ -15,7 +15,7 @@ import type { RateLimit } from "@databundle/contract"
 import { SqlClient } from "@effect/sql"
 import { Context, Effect, Layer, Schedule } from "effect"
 import { orDie } from "./Database.js"
-import { prepared } from "./Postgres.js"
+import { prepared } from "./Prepared.js"
 
 /** The limited scopes: the spec's three, the dashboard's, and failed authentications per client address. */
 export type Scope = RateLimit.RateLimitScope | RateLimit.DashboardRateLimitScope | "auth"
@@ -186,6 +186,8 @@ export const layerSql: Layer.Layer<RateLimiter, never, SqlClient.SqlClient> = La
 
     const run = (subject: string, quotas: ReadonlyArray<Quota>, count: boolean) =>
       Effect.gen(function*() {
+        // Read by hand, not by a schema: decoding a busy window's pairs would cost a third of a
+        // read on every request (docs/benchmarks.md); the shape is the function's (migration 0002).
         const [row] = yield* sql<{ now_ms: string; counts: Record<string, Array<[number, number]>> }>`${prepared(sql)}
           SELECT now_ms, counts FROM bundles_rate_limit(
             ${subject},

@@ -9,7 +9,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import { createHash, randomBytes } from "node:crypto"
 import { limitsOf } from "./ApiKeys.js"
-import { orDie } from "./Database.js"
+import { Int8Number, orDie, rowsOf } from "./Database.js"
 import * as Tokens from "./Tokens.js"
 
 /** How long a session lives at most. */
@@ -42,8 +42,21 @@ export const newToken = (): { readonly token: string; readonly hash: string } =>
   return { token, hash: Tokens.sha256Hex(token) }
 }
 
-const decodeUserId = Schema.decodeSync(User.UserId)
-const decodeAccountId = Schema.decodeSync(Account.AccountId)
+/** A session just opened. */
+const SessionRow = Schema.Struct({ id: Int8Number, expires_at: Schema.DateFromSelf })
+
+/** A live session of a token with its user's account, and whether its last use is old enough to record anew. */
+const LiveSessionRow = Schema.Struct({
+  id: Int8Number,
+  user_id: User.UserId,
+  account_id: Account.AccountId,
+  price_group_id: Schema.NullOr(Schema.Number),
+  limit_all: Schema.NullOr(Schema.Number),
+  limit_orders: Schema.NullOr(Schema.Number),
+  limit_balance: Schema.NullOr(Schema.Number),
+  expires_at: Schema.DateFromSelf,
+  stale: Schema.Boolean
+})
 
 /** Creating, checking and ending dashboard sessions. */
 export class Sessions extends Effect.Service<Sessions>()("core/Sessions", {
@@ -53,12 +66,15 @@ export class Sessions extends Effect.Service<Sessions>()("core/Sessions", {
     /** A new session for a user; the token is returned only here. */
     const create = Effect.fn("Sessions.create")(function*(userId: number) {
       const { hash, token } = newToken()
-      const [row] = yield* orDie(sql<{ id: string | number; expires_at: Date }>`
-        INSERT INTO sessions (token_hash, user_id, expires_at)
-        VALUES (${hash}, ${userId}, now() + make_interval(days => ${ABSOLUTE_DAYS}))
-        RETURNING id, expires_at
-      `)
-      return { token, sessionId: Number(row!.id), expiresAt: row!.expires_at, csrfToken: csrfToken(token) }
+      const [row] = yield* orDie(rowsOf(
+        SessionRow,
+        sql`
+          INSERT INTO sessions (token_hash, user_id, expires_at)
+          VALUES (${hash}, ${userId}, now() + make_interval(days => ${ABSOLUTE_DAYS}))
+          RETURNING id, expires_at
+        `
+      ))
+      return { token, sessionId: row!.id, expiresAt: row!.expires_at, csrfToken: csrfToken(token) }
     })
 
     /**
@@ -67,30 +83,23 @@ export class Sessions extends Effect.Service<Sessions>()("core/Sessions", {
      */
     const authenticate = Effect.fn("Sessions.authenticate")(function*(token: string) {
       if (!looksLikeToken(token)) return Option.none<SessionPrincipal>()
-      const [row] = yield* orDie(sql<{
-        id: string | number
-        user_id: number
-        account_id: number
-        price_group_id: number | null
-        limit_all: number | null
-        limit_orders: number | null
-        limit_balance: number | null
-        expires_at: Date
-        stale: boolean
-      }>`
+      const [row] = yield* orDie(rowsOf(
+        LiveSessionRow,
+        sql`
         SELECT s.id, s.user_id, u.account_id, a.price_group_id, a.limit_all, a.limit_orders, a.limit_balance,
           s.expires_at,
           s.last_seen_at < now() - interval '1 minute' AS stale
         FROM sessions s JOIN users u ON u.id = s.user_id JOIN accounts a ON a.id = u.account_id
         WHERE s.token_hash = ${Tokens.sha256Hex(token)} AND s.ended_at IS NULL AND s.expires_at > now()
           AND s.last_seen_at > now() - make_interval(days => ${IDLE_DAYS}) AND a.status = 'active'
-      `)
+      `
+      ))
       if (row === undefined) return Option.none<SessionPrincipal>()
       if (row.stale) yield* orDie(sql`UPDATE sessions SET last_seen_at = now() WHERE id = ${row.id}`)
       return Option.some<SessionPrincipal>({
-        sessionId: Number(row.id),
-        userId: decodeUserId(row.user_id),
-        accountId: decodeAccountId(row.account_id),
+        sessionId: row.id,
+        userId: row.user_id,
+        accountId: row.account_id,
         priceGroupId: row.price_group_id,
         limits: limitsOf(row),
         expiresAt: row.expires_at

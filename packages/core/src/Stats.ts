@@ -6,8 +6,8 @@
  */
 import { Stats as StatsContract } from "@databundle/contract"
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
-import { int8, orDie } from "./Database.js"
+import { Effect, Schema } from "effect"
+import { Int8, Int8Number, orDie, rowsOf } from "./Database.js"
 
 /** The daily range when `days` is left out. */
 export const DEFAULT_DAYS = 30
@@ -15,7 +15,34 @@ export const DEFAULT_DAYS = 30
 /** The hourly range when `hours` is left out. */
 export const DEFAULT_HOURS = 24
 
-type Money = string | number
+/** A UTC day's totals. */
+const DailyRow = Schema.Struct({
+  date: Schema.String,
+  orders: Int8Number,
+  sales: Int8,
+  // Refunds are credits (positive in the ledger): shown as the amount refunded.
+  refunds: Int8,
+  funding: Int8
+})
+
+/** An hour's orders by status. */
+const HourlyRow = Schema.Struct({
+  hour: Schema.DateFromSelf,
+  pending: Int8Number,
+  successful: Int8Number,
+  failed: Int8Number
+})
+
+/** A network's successful orders and their sum. */
+const NetworkRow = Schema.Struct({
+  network_id: Schema.NullOr(Schema.Number),
+  name: Schema.String,
+  orders: Int8Number,
+  sales: Int8
+})
+
+/** The pending orders in each age bucket, `a` the youngest. */
+const AgesRow = Schema.Struct({ a: Int8Number, b: Int8Number, c: Int8Number, d: Int8Number, e: Int8Number })
 
 /** Reading the figures. */
 export class Stats extends Effect.Service<Stats>()("core/Stats", {
@@ -26,14 +53,19 @@ export class Stats extends Effect.Service<Stats>()("core/Stats", {
       const days = query.days ?? DEFAULT_DAYS
       const hours = query.hours ?? DEFAULT_HOURS
       // The first day of the range, midnight UTC, as an instant.
-      const [range] = yield* orDie(sql<{ first_day: Date; first_hour: Date }>`
-        SELECT (date_trunc('day', now() AT TIME ZONE 'UTC') - make_interval(days => ${days - 1})) AT TIME ZONE 'UTC'
-            AS first_day,
-          date_trunc('hour', now()) - make_interval(hours => ${hours - 1}) AS first_hour
-      `)
+      const [range] = yield* orDie(rowsOf(
+        Schema.Struct({ first_day: Schema.DateFromSelf, first_hour: Schema.DateFromSelf }),
+        sql`
+          SELECT (date_trunc('day', now() AT TIME ZONE 'UTC') - make_interval(days => ${days - 1})) AT TIME ZONE 'UTC'
+              AS first_day,
+            date_trunc('hour', now()) - make_interval(hours => ${hours - 1}) AS first_hour
+        `
+      ))
       const { first_day: firstDay, first_hour: firstHour } = range!
 
-      const daily = yield* orDie(sql<{ date: string; orders: Money; sales: Money; refunds: Money; funding: Money }>`
+      const daily = yield* orDie(rowsOf(
+        DailyRow,
+        sql`
         WITH days AS (
           SELECT to_char(d, 'YYYY-MM-DD') AS date
           FROM generate_series(${firstDay}::timestamptz AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC', interval '1 day') d
@@ -57,9 +89,12 @@ export class Stats extends Effect.Service<Stats>()("core/Stats", {
           coalesce(l.refunds, 0) AS refunds, coalesce(l.funding, 0) AS funding
         FROM days LEFT JOIN o USING (date) LEFT JOIN l USING (date)
         ORDER BY days.date
-      `)
+      `
+      ))
 
-      const hourly = yield* orDie(sql<{ hour: Date; pending: Money; successful: Money; failed: Money }>`
+      const hourly = yield* orDie(rowsOf(
+        HourlyRow,
+        sql`
         WITH hours AS (
           SELECT h AS hour FROM generate_series(${firstHour}::timestamptz, date_trunc('hour', now()), interval '1 hour') h
         ),
@@ -74,17 +109,23 @@ export class Stats extends Effect.Service<Stats>()("core/Stats", {
           coalesce(o.failed, 0) AS failed
         FROM hours LEFT JOIN o USING (hour)
         ORDER BY hours.hour
-      `)
+      `
+      ))
 
-      const networks = yield* orDie(sql<{ network_id: number | null; name: string; orders: Money; sales: Money }>`
+      const networks = yield* orDie(rowsOf(
+        NetworkRow,
+        sql`
         SELECT b.network_id, coalesce(n.name, min(o.network_name)) AS name, count(*) AS orders, sum(o.amount) AS sales
         FROM orders o LEFT JOIN bundles b ON b.id = o.bundle_id LEFT JOIN networks n ON n.id = b.network_id
         WHERE o.created_at >= ${firstDay} AND o.status = 'successful' AND o.mode = 'live'
         GROUP BY b.network_id, n.name
         ORDER BY sum(o.amount) DESC, b.network_id
-      `)
+      `
+      ))
 
-      const [ages] = yield* orDie(sql<Record<"a" | "b" | "c" | "d" | "e", Money>>`
+      const [ages] = yield* orDie(rowsOf(
+        AgesRow,
+        sql`
         SELECT
           count(*) FILTER (WHERE created_at > now() - interval '1 minute') AS a,
           count(*) FILTER (WHERE created_at <= now() - interval '1 minute' AND created_at > now() - interval '5 minutes') AS b,
@@ -92,34 +133,15 @@ export class Stats extends Effect.Service<Stats>()("core/Stats", {
           count(*) FILTER (WHERE created_at <= now() - interval '30 minutes' AND created_at > now() - interval '2 hours') AS d,
           count(*) FILTER (WHERE created_at <= now() - interval '2 hours') AS e
         FROM orders WHERE status = 'pending' AND mode = 'live'
-      `)
+      `
+      ))
 
       const buckets = ["a", "b", "c", "d", "e"] as const
       return {
-        daily: daily.map((row) => ({
-          date: row.date,
-          orders: Number(row.orders),
-          sales: int8(row.sales),
-          // Refunds are credits (positive in the ledger): shown as the amount refunded.
-          refunds: int8(row.refunds),
-          funding: int8(row.funding)
-        })),
-        orders_per_hour: hourly.map((row) => ({
-          hour: row.hour,
-          pending: Number(row.pending),
-          successful: Number(row.successful),
-          failed: Number(row.failed)
-        })),
-        sales_by_network: networks.map((row) => ({
-          network_id: row.network_id,
-          name: row.name,
-          orders: Number(row.orders),
-          sales: int8(row.sales)
-        })),
-        pending_age: StatsContract.PENDING_AGE_LABELS.map((label, i) => ({
-          label,
-          count: Number(ages![buckets[i]!])
-        }))
+        daily,
+        orders_per_hour: hourly,
+        sales_by_network: networks,
+        pending_age: StatsContract.PENDING_AGE_LABELS.map((label, i) => ({ label, count: ages![buckets[i]!] }))
       }
     })
 

@@ -1,6 +1,7 @@
 /**
  * Random identifiers and secrets: order numbers, API keys, webhook secrets and event ids.
  */
+import type { Order } from "@databundle/contract"
 import { createHash, randomBytes } from "node:crypto"
 
 const UPPER_ALPHANUMERIC = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -30,8 +31,8 @@ export const randomString = (alphabet: string, length: number): string => {
   return out
 }
 
-/** `ORD-` and 12 characters of `0-9A-Z` (about 62 random bits). */
-export const orderNumber = (): string => `ORD-${randomString(UPPER_ALPHANUMERIC, 12)}`
+/** `ORD-` and 12 characters of `0-9A-Z` (about 62 random bits): an order number by construction. */
+export const orderNumber = (): Order.OrderNumber => `ORD-${randomString(UPPER_ALPHANUMERIC, 12)}` as Order.OrderNumber
 
 /** `PAY-` and 12 characters of `0-9A-Z`. */
 export const paymentNumber = (): string => `PAY-${randomString(UPPER_ALPHANUMERIC, 12)}`

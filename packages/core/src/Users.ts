@@ -13,7 +13,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import { randomBytes } from "node:crypto"
 import { Accounts } from "./Accounts.js"
-import { isUniqueViolation, orDie } from "./Database.js"
+import { isUniqueViolation, orDie, rowsOf } from "./Database.js"
 import { Mailer } from "./Mailer.js"
 import * as Passwords from "./Passwords.js"
 import { RateLimiter } from "./RateLimiter.js"
@@ -45,21 +45,22 @@ export const signInThrottle = (kind: string, email: string, address: string) => 
 
 type Purpose = "verify_email" | "reset_password"
 
-interface UserRow {
-  readonly id: number
-  readonly account_id: number
-  readonly name: string
-  readonly email: string
-  readonly phone: string
-  readonly password_hash: string
-  readonly email_verified_at: Date | null
-  readonly created_at: Date
-}
+/** A user's row (`SELECT *`). */
+const UserRow = Schema.Struct({
+  id: User.UserId,
+  account_id: Account.AccountId,
+  name: Schema.String,
+  email: Schema.String,
+  phone: Schema.String,
+  password_hash: Schema.String,
+  email_verified_at: Schema.NullOr(Schema.DateFromSelf),
+  created_at: Schema.DateFromSelf
+})
 
-const decodeUserId = Schema.decodeSync(User.UserId)
+type UserRow = typeof UserRow.Type
 
 const toView = (row: UserRow): User.UserView => ({
-  id: decodeUserId(row.id),
+  id: row.id,
   name: row.name,
   email: row.email,
   phone: row.phone,
@@ -83,10 +84,10 @@ export class Users extends Effect.Service<Users>()("core/Users", {
     const decoy = yield* Effect.cached(Passwords.hash(randomBytes(16).toString("hex")))
 
     const byEmail = (email: string) =>
-      orDie(sql<UserRow>`SELECT * FROM users WHERE email = ${email}`).pipe(Effect.map((rows) => rows[0]))
+      orDie(rowsOf(UserRow, sql`SELECT * FROM users WHERE email = ${email}`)).pipe(Effect.map((rows) => rows[0]))
 
     const byId = (id: number) =>
-      orDie(sql<UserRow>`SELECT * FROM users WHERE id = ${id}`).pipe(Effect.map((rows) => rows[0]))
+      orDie(rowsOf(UserRow, sql`SELECT * FROM users WHERE id = ${id}`)).pipe(Effect.map((rows) => rows[0]))
 
     /** A new one-time token for a user; only its hash is stored. */
     const issueToken = (userId: number, purpose: Purpose) =>
@@ -145,11 +146,14 @@ export class Users extends Effect.Service<Users>()("core/Users", {
           // A default price group that does not exist is the operator's mistake, not the user's.
           Effect.catchTag("ValidationError", (error) => Effect.die(error))
         )
-        const [row] = yield* sql<UserRow>`
+        const [row] = yield* rowsOf(
+          UserRow,
+          sql`
           INSERT INTO users (account_id, name, email, phone, password_hash)
           VALUES (${account.id}, ${input.name}, ${input.email}, ${input.phone}, ${passwordHash})
           RETURNING *
         `
+        )
         yield* sendVerification(row!, baseUrl)
         return Option.some(row!)
       })).pipe(
@@ -266,7 +270,7 @@ export class Users extends Effect.Service<Users>()("core/Users", {
     const profile = Effect.fn("Users.profile")(function*(userId: number) {
       const user = yield* byId(userId)
       if (user === undefined) return yield* Effect.dieMessage(`user ${userId} vanished`)
-      const accountId = Schema.decodeSync(Account.AccountId)(user.account_id)
+      const accountId = user.account_id
       const detail = yield* accounts.show(accountId).pipe(Effect.orDie)
       const balance = Option.getOrThrow(yield* wallet.balances(accountId))
       const account: User.AccountView = {

@@ -6,22 +6,22 @@
  */
 import {
   Account,
-  type Ledger,
+  Ledger,
   Order,
   Page as PageContract,
   Wallet as WalletContract,
   type Webhook
 } from "@databundle/contract"
-import { SqlClient } from "@effect/sql"
-import { Effect, Option } from "effect"
-import { int8, orDie } from "./Database.js"
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Effect, Option, Schema } from "effect"
+import { Int8, Int8Number, orDie, rowsOf } from "./Database.js"
 import * as Page from "./Page.js"
-import { prepared } from "./Postgres.js"
+import { prepared } from "./Prepared.js"
 import { Webhooks } from "./Webhooks.js"
 
 /** A movement to apply to one wallet. */
 export interface Movement {
-  readonly accountId: number
+  readonly accountId: Account.AccountId
   readonly wallet: WalletContract.WalletKind
   /** Signed pesewas: credits positive, debits negative. */
   readonly amount: bigint
@@ -39,26 +39,30 @@ export interface Moved {
   readonly createdAt: Date
 }
 
-interface LedgerRow {
-  readonly id: string | number
-  readonly wallet: WalletContract.WalletKind
-  readonly amount: string
-  readonly balance_after: string
-  readonly reason: Ledger.LedgerReason
-  readonly order_number: string | null
-  readonly note: string | null
-  readonly created_at: Date
-}
+/** A ledger entry's row: the entry as the API shows it, with the driver's int8 and dates. */
+export const LedgerRow = Schema.Struct({
+  id: Int8Number,
+  wallet: WalletContract.WalletKind,
+  amount: Int8,
+  balance_after: Int8,
+  reason: Ledger.LedgerReason,
+  order_number: Schema.NullOr(Schema.String),
+  note: Schema.NullOr(Schema.String),
+  created_at: Schema.DateFromSelf
+})
 
-const toEntry = (row: LedgerRow): Ledger.LedgerEntry => ({
-  id: Number(row.id),
-  wallet: row.wallet,
-  amount: int8(row.amount),
-  balance_after: int8(row.balance_after),
-  reason: row.reason,
-  order_number: row.order_number,
-  note: row.note,
-  created_at: row.created_at
+/** A wallet's balance, as `balances` reads it. */
+const BalanceRow = Schema.Struct({ kind: WalletContract.WalletKind, balance: Int8 })
+
+/** The ledger entry of a movement, as `move` writes it. */
+const MovedRow = Schema.Struct({ id: Int8Number, balance_after: Int8, created_at: Schema.DateFromSelf })
+
+/** A wallet whose balance differs from its ledger's sum, as the audit finds it. */
+const MismatchRow = Schema.Struct({
+  account_id: Account.AccountId,
+  wallet: WalletContract.WalletKind,
+  balance: Int8,
+  ledger_sum: Int8
 })
 
 /** Wallet balances, movements, the ledger and its audit. */
@@ -68,15 +72,49 @@ export class Wallet extends Effect.Service<Wallet>()("core/Wallet", {
     const sql = yield* SqlClient.SqlClient
     const webhooks = yield* Webhooks
 
+    const balanceRows = SqlSchema.findAll({
+      Request: Schema.Number,
+      Result: BalanceRow,
+      execute: (accountId) =>
+        sql`${prepared(sql)}
+          SELECT kind, balance FROM wallets WHERE account_id = ${accountId}
+        `
+    })
+
     /** The three balances of an account; `None` when the account does not exist. */
     const balances = Effect.fn("Wallet.balances")(function*(accountId: number) {
-      const rows = yield* orDie(sql<{ kind: WalletContract.WalletKind; balance: string }>`${prepared(sql)}
-        SELECT kind, balance FROM wallets WHERE account_id = ${accountId}
-      `)
+      const rows = yield* orDie(balanceRows(accountId))
       if (rows.length === 0) return Option.none<WalletContract.Balance>()
       const balance = { main: 0n, referral: 0n, agent: 0n }
-      for (const row of rows) balance[row.kind] = int8(row.balance)
+      for (const row of rows) balance[row.kind] = row.balance
       return Option.some<WalletContract.Balance>(balance)
+    })
+
+    const moveRow = SqlSchema.findOne({
+      Request: Schema.Struct({
+        accountId: Schema.Number,
+        wallet: WalletContract.WalletKind,
+        amount: Schema.BigIntFromSelf,
+        reason: Ledger.LedgerReason,
+        orderId: Schema.NullOr(Schema.String),
+        paymentId: Schema.NullOr(Schema.String),
+        note: Schema.NullOr(Schema.String)
+      }),
+      Result: MovedRow,
+      execute: (movement) =>
+        sql`
+          WITH moved AS (
+            UPDATE wallets SET balance = balance + ${movement.amount}
+            WHERE account_id = ${movement.accountId} AND kind = ${movement.wallet}
+              AND balance + ${movement.amount} >= 0
+            RETURNING account_id, kind, balance
+          )
+          INSERT INTO ledger_entries (account_id, wallet, amount, balance_after, reason, order_id, payment_id, note)
+          SELECT account_id, kind, ${movement.amount}, balance, ${movement.reason}, ${movement.orderId},
+            ${movement.paymentId}, ${movement.note}
+          FROM moved
+          RETURNING id, balance_after, created_at
+        `
     })
 
     /**
@@ -84,32 +122,27 @@ export class Wallet extends Effect.Service<Wallet>()("core/Wallet", {
      * does not exist). Run it inside the transaction of whatever else the movement belongs to.
      */
     const move = (movement: Movement) =>
-      orDie(sql<{ id: string | number; balance_after: string; created_at: Date }>`
-        WITH moved AS (
-          UPDATE wallets SET balance = balance + ${movement.amount}
-          WHERE account_id = ${movement.accountId} AND kind = ${movement.wallet} AND balance + ${movement.amount} >= 0
-          RETURNING account_id, kind, balance
-        )
-        INSERT INTO ledger_entries (account_id, wallet, amount, balance_after, reason, order_id, payment_id, note)
-        SELECT account_id, kind, ${movement.amount}, balance, ${movement.reason}, ${movement.orderId ?? null},
-          ${movement.paymentId ?? null}, ${movement.note ?? null}
-        FROM moved
-        RETURNING id, balance_after, created_at
-      `).pipe(
-        Effect.map((rows) =>
-          Option.map(Option.fromNullable(rows[0]), (row): Moved => ({
-            entryId: Number(row.id),
-            balanceAfter: int8(row.balance_after),
-            createdAt: row.created_at
-          }))
-        ),
+      orDie(moveRow({
+        accountId: movement.accountId,
+        wallet: movement.wallet,
+        amount: movement.amount,
+        reason: movement.reason,
+        orderId: movement.orderId ?? null,
+        paymentId: movement.paymentId ?? null,
+        note: movement.note ?? null
+      })).pipe(
+        Effect.map(Option.map((row): Moved => ({
+          entryId: row.id,
+          balanceAfter: row.balance_after,
+          createdAt: row.created_at
+        }))),
         Effect.withSpan("Wallet.move")
       )
 
     /** The webhook of a movement: `wallet.funded` for credits, `wallet.debited` for debits. */
     const announce = (movement: Movement, moved: Moved, orderNumber?: Order.OrderNumber) => {
       const data: Webhook.WalletMovement = {
-        account_id: movement.accountId as Account.AccountId,
+        account_id: movement.accountId,
         wallet: movement.wallet,
         amount: movement.amount < 0n ? -movement.amount : movement.amount,
         balance: moved.balanceAfter,
@@ -139,16 +172,21 @@ export class Wallet extends Effect.Service<Wallet>()("core/Wallet", {
         }
         yield* announce(movement, moved.value)
         const balance = Option.getOrThrow(yield* balances(movement.accountId))
-        const [row] = yield* orDie(sql<LedgerRow>`
-          SELECT id, wallet, amount, balance_after, reason, NULL AS order_number, note, created_at
-          FROM ledger_entries WHERE id = ${moved.value.entryId}
-        `)
-        return { balance, entry: toEntry(row!) }
+        const entry = yield* SqlSchema.single({
+          Request: Schema.Number,
+          Result: LedgerRow,
+          execute: (id) =>
+            sql`
+              SELECT id, wallet, amount, balance_after, reason, NULL AS order_number, note, created_at
+              FROM ledger_entries WHERE id = ${id}
+            `
+        })(moved.value.entryId)
+        return { balance, entry }
       })).pipe(orDie)
 
     /** Credits a wallet (operator funding). */
     const fund = (
-      accountId: number,
+      accountId: Account.AccountId,
       input: {
         readonly amount: bigint
         readonly wallet?: WalletContract.WalletKind | undefined
@@ -170,7 +208,7 @@ export class Wallet extends Effect.Service<Wallet>()("core/Wallet", {
 
     /** A signed correction by the operator; it may not take a wallet below zero. */
     const adjust = (
-      accountId: number,
+      accountId: Account.AccountId,
       input: { readonly amount: bigint; readonly wallet?: WalletContract.WalletKind | undefined; readonly note: string }
     ) =>
       operatorMovement({
@@ -198,30 +236,28 @@ export class Wallet extends Effect.Service<Wallet>()("core/Wallet", {
       if (Option.isNone(yield* balances(accountId))) {
         return yield* new Account.AccountNotFound({ message: `Account ${accountId} not found` })
       }
-      const page = Page.resolve(query, PageContract.ADMIN_DEFAULT_PER_PAGE)
+      const page = Page.resolve(query, PageContract.ADMIN_LISTS)
       const conditions = [sql`l.account_id = ${accountId}`]
       if (query.wallet !== undefined) conditions.push(sql`l.wallet = ${query.wallet}`)
       if (query.reason !== undefined) conditions.push(sql`l.reason = ${query.reason}`)
-      if (query.from !== undefined) conditions.push(sql`l.created_at >= ${Page.boundInstant(query.from, "from")}`)
-      if (query.to !== undefined) {
-        conditions.push(
-          Order.isWholeDay(query.to)
-            ? sql`l.created_at < ${Page.boundInstant(query.to, "to")}`
-            : sql`l.created_at <= ${Page.boundInstant(query.to, "to")}`
-        )
-      }
+      conditions.push(...Page.dateRange(sql, "l.created_at", query))
       const where = sql.and(conditions)
       const [count] = yield* orDie(
         sql<{ total: string }>`SELECT count(*) AS total FROM ledger_entries l WHERE ${where}`
       )
-      const rows = yield* orDie(sql<LedgerRow>`
+      const rows = yield* orDie(
+        rowsOf(
+          LedgerRow,
+          sql`
         SELECT l.id, l.wallet, l.amount, l.balance_after, l.reason, o.order_number, l.note, l.created_at
         FROM ledger_entries l LEFT JOIN orders o ON o.id = l.order_id
         WHERE ${where}
         ORDER BY l.id DESC
         LIMIT ${page.perPage} OFFSET ${page.offset}
-      `)
-      return { entries: rows.map(toEntry), pagination: Page.pagination(page, Number(count!.total)) }
+      `
+        )
+      )
+      return { entries: rows, pagination: Page.pagination(page, Number(count!.total)) }
     })
 
     /**
@@ -230,16 +266,18 @@ export class Wallet extends Effect.Service<Wallet>()("core/Wallet", {
      * refunded once and nothing else refunded.
      */
     const audit = Effect.gen(function*() {
-      const mismatches = yield* sql<
-        { account_id: number; wallet: WalletContract.WalletKind; balance: string; ledger_sum: string }
-      >`
-        SELECT w.account_id, w.kind AS wallet, w.balance, COALESCE(l.total, 0) AS ledger_sum
-        FROM wallets w
-        LEFT JOIN (SELECT account_id, wallet, sum(amount) AS total FROM ledger_entries GROUP BY account_id, wallet) l
-          ON l.account_id = w.account_id AND l.wallet = w.kind
-        WHERE w.balance <> COALESCE(l.total, 0)
-        ORDER BY w.account_id, w.kind
-      `
+      const mismatches = yield* rowsOf(
+        MismatchRow,
+        sql`
+            SELECT w.account_id, w.kind AS wallet, w.balance, COALESCE(l.total, 0) AS ledger_sum
+            FROM wallets w
+            LEFT JOIN (
+              SELECT account_id, wallet, sum(amount) AS total FROM ledger_entries GROUP BY account_id, wallet
+            ) l ON l.account_id = w.account_id AND l.wallet = w.kind
+            WHERE w.balance <> COALESCE(l.total, 0)
+            ORDER BY w.account_id, w.kind
+          `
+      )
       const [counts] = yield* sql<Record<string, string>>`
         SELECT
           (SELECT count(*) FROM wallets) AS wallets,
@@ -262,12 +300,7 @@ export class Wallet extends Effect.Service<Wallet>()("core/Wallet", {
         wallets: n("wallets"),
         ledger_entries: n("ledger_entries"),
         orders: n("orders"),
-        mismatches: mismatches.map((row) => ({
-          account_id: row.account_id,
-          wallet: row.wallet,
-          balance: int8(row.balance),
-          ledger_sum: int8(row.ledger_sum)
-        })),
+        mismatches,
         negative_balances: n("negative_balances"),
         orders_without_debit: n("orders_without_debit"),
         failed_orders_without_refund: n("failed_orders_without_refund"),

@@ -1,72 +1,63 @@
 /**
  * Webhooks: events written to an outbox in the same transaction as the change they
- * describe, then delivered at least once, signed, with exponential back-off. Every event is
- * kept in the account's feed (GET /events); only those of an account with a webhook URL
- * are queued for delivery.
- *
- * Delivery is fair between receivers: at most `PER_ENDPOINT` attempts are in flight to one
- * URL (counted in the database, so across every process), at most `MAX_IN_FLIGHT` per process,
- * and each attempt has `ATTEMPT_DEADLINE` to answer. A receiver that never answers holds two
- * slots, never the queue. The HttpClient in context is the transport: the server provides one
- * that never follows redirects and refuses private addresses.
+ * describe. Every event is kept in the account's feed (GET /events); only those of an
+ * account with a webhook URL are queued for delivery (`WebhookDelivery`).
  */
 import {
   Account,
   ApiError,
   Event,
+  Mode,
   type Order,
+  Page as PageContract,
   Webhook,
   WebhookDelivery as DeliveryContract
 } from "@databundle/contract"
-import { HttpClient, HttpClientError, HttpClientRequest } from "@effect/platform"
-import { SqlClient, type Statement } from "@effect/sql"
-import { Clock, Duration, Effect, Ref, Schedule, Schema } from "effect"
-import { int8, orDie } from "./Database.js"
+import { SqlClient, SqlSchema, type Statement } from "@effect/sql"
+import { Clock, Effect, Option, Schema } from "effect"
+import { Int8, Int8Number, orDie, rowsOf } from "./Database.js"
 import * as Page from "./Page.js"
-import { Settings } from "./Settings.js"
 import * as Tokens from "./Tokens.js"
-
-/** Deliveries are retried for at least this long before an event is abandoned. */
-export const RETRY_WINDOW = Duration.hours(25)
 
 /** The most endpoints the operator's health list shows (failing ones first). */
 export const HEALTH_LIMIT = 500
 
-/** The wait before attempt `n + 1`: 10 s doubling per attempt, at most an hour. */
-export const backoff = (attempts: number): Duration.Duration =>
-  Duration.seconds(Math.min(10 * 2 ** Math.max(0, attempts - 1), 3600))
+/** An event as `DELIVERY_COLUMNS` read its delivery. */
+const DeliveryRow = Schema.Struct({
+  id: Webhook.EventId,
+  type: Webhook.WebhookEventType,
+  url: Schema.NullOr(Schema.String),
+  attempts: Schema.Number,
+  leased: Schema.Boolean,
+  last_status: Schema.NullOr(Schema.Number),
+  last_error: Schema.NullOr(Schema.String),
+  last_attempt_at: Schema.NullOr(Schema.DateFromSelf),
+  next_attempt_at: Schema.NullOr(Schema.DateFromSelf),
+  delivered_at: Schema.NullOr(Schema.DateFromSelf),
+  abandoned_at: Schema.NullOr(Schema.DateFromSelf),
+  created_at: Schema.DateFromSelf
+})
 
-/** Attempts in flight to one webhook URL at a time, across every server process. */
-export const PER_ENDPOINT = 2
+type DeliveryRow = typeof DeliveryRow.Type
 
-/** Attempts in flight at a time in one process. */
-export const MAX_IN_FLIGHT = 32
+/** An event of the feed: its place, and its body as it was stored (the JSON `Webhook.eventBody` wrote). */
+const FeedRow = Schema.Struct({ seq: Event.EventCursor, body: Schema.parseJson(Webhook.WebhookEvent) })
 
-/** How long a receiver has to answer one attempt (connection included) before it counts as failed. */
-export const ATTEMPT_DEADLINE = Duration.seconds(5)
+/** How many events a feed's filter selects, and the newest one's place. */
+const FeedHead = Schema.Struct({ total: Int8Number, newest: Schema.NullOr(Event.EventCursor) })
 
-/**
- * How long a claimed event stays another process's to leave alone; well past the deadline,
- * so only a process that died mid-attempt lets its lease run out.
- */
-export const LEASE = Duration.seconds(60)
-
-const decodeEvent = Schema.decodeUnknownSync(Schema.parseJson(Webhook.WebhookEvent))
-
-interface DeliveryRow {
-  readonly id: string
-  readonly type: Webhook.WebhookEventType
-  readonly url: string | null
-  readonly attempts: number
-  readonly leased: boolean
-  readonly last_status: number | null
-  readonly last_error: string | null
-  readonly last_attempt_at: Date | null
-  readonly next_attempt_at: Date | null
-  readonly delivered_at: Date | null
-  readonly abandoned_at: Date | null
-  readonly created_at: Date
-}
+/** One endpoint's health, as the operator's list reads it. */
+const HealthRow = Schema.Struct({
+  account_id: Account.AccountId,
+  account_name: Schema.String,
+  url: Schema.NullOr(Schema.String),
+  backlog: Int8Number,
+  oldest_queued_at: Schema.NullOr(Schema.DateFromSelf),
+  failing_since: Schema.NullOr(Schema.DateFromSelf),
+  abandoned: Int8Number,
+  last_status: Schema.NullOr(Schema.Number),
+  last_attempt_at: Schema.NullOr(Schema.DateFromSelf)
+})
 
 const DELIVERY_COLUMNS = `e.id, e.type, e.url, e.attempts, coalesce(e.leased_until > now(), false) AS leased,
   e.last_status, e.last_error, e.last_attempt_at, e.next_attempt_at, e.delivered_at, e.abandoned_at, e.created_at`
@@ -81,7 +72,7 @@ const toDelivery = (row: DeliveryRow): DeliveryContract.Delivery => {
     ? "retrying"
     : "pending"
   return {
-    id: Webhook.EventId.make(row.id),
+    id: row.id,
     event_type: row.type,
     url: row.url,
     state,
@@ -105,7 +96,7 @@ const testContent = (
   now: Date
 ): Webhook.WebhookEventContent => {
   const order: Order.Order = {
-    order_number: Tokens.orderNumber() as Order.OrderNumber,
+    order_number: Tokens.orderNumber(),
     bundle: "Test bundle",
     network: "Test network",
     phone_number: "0240000000",
@@ -219,12 +210,17 @@ export class Webhooks extends Effect.Service<Webhooks>()("core/Webhooks", {
     })
 
     const deliveryRows = (where: ReturnType<typeof sql.and>, tail = sql``) =>
-      orDie(sql<DeliveryRow>`
-        SELECT ${sql.literal(DELIVERY_COLUMNS)} FROM webhook_events e
-        WHERE ${where}
-        ORDER BY e.queued_at DESC, e.seq DESC
-        ${tail}
-      `)
+      orDie(
+        rowsOf(
+          DeliveryRow,
+          sql`
+            SELECT ${sql.literal(DELIVERY_COLUMNS)} FROM webhook_events e
+            WHERE ${where}
+            ORDER BY e.queued_at DESC, e.seq DESC
+            ${tail}
+          `
+        )
+      )
 
     // Only a well-formed event id can name a delivery: anything else (a NUL byte too) is not found without a query.
     const deliveryOf = (accountId: number, id: string) =>
@@ -240,26 +236,35 @@ export class Webhooks extends Effect.Service<Webhooks>()("core/Webhooks", {
      * never has an event committed behind it later.
      */
     const events = Effect.fn("Webhooks.events")(function*(accountId: number, query: Event.ListEventsParams) {
-      const page = Page.resolve(query, Event.DEFAULT_PER_PAGE)
+      const page = Page.resolve(query, PageContract.FEED)
       const conditions = [sql`e.account_id = ${accountId}`]
       if (query.type !== undefined) conditions.push(sql`e.type = ${query.type}`)
       if (query.since !== undefined) conditions.push(sql`e.seq > ${query.since}`)
       const where = sql.and(conditions)
       // From the cursor forwards when following, from the newest backwards when browsing.
       const order = query.since === undefined ? sql`ORDER BY e.seq DESC` : sql`ORDER BY e.seq`
-      const [head] = yield* orDie(sql<{ total: string; newest: string | null }>`
-        SELECT count(*)::text AS total, max(e.seq)::text AS newest FROM webhook_events e WHERE ${where}
-      `)
-      const rows = yield* orDie(sql<{ seq: string; body: string }>`
-        SELECT e.seq::text AS seq, e.body FROM webhook_events e WHERE ${where}
-        ${order} LIMIT ${page.perPage} OFFSET ${page.offset}
-      `)
+      const head = yield* orDie(
+        SqlSchema.single({
+          Request: Schema.Void,
+          Result: FeedHead,
+          execute: () =>
+            sql`SELECT count(*)::text AS total, max(e.seq)::text AS newest FROM webhook_events e WHERE ${where}`
+        })(undefined)
+      )
+      const rows = yield* orDie(
+        rowsOf(
+          FeedRow,
+          sql`
+            SELECT e.seq::text AS seq, e.body FROM webhook_events e WHERE ${where}
+            ${order} LIMIT ${page.perPage} OFFSET ${page.offset}
+          `
+        )
+      )
       const listed = query.since === undefined ? rows : [...rows].reverse()
-      const cursor = listed[0]?.seq ?? query.since ?? head!.newest ?? Event.START_CURSOR
       return {
-        events: listed.map((row) => decodeEvent(row.body)),
-        pagination: Page.pagination(page, Number(head!.total)),
-        cursor: cursor as Event.EventCursor
+        events: listed.map((row) => row.body),
+        pagination: Page.pagination(page, head.total),
+        cursor: listed[0]?.seq ?? query.since ?? head.newest ?? Event.START_CURSOR
       }
     })
 
@@ -268,7 +273,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("core/Webhooks", {
       accountId: number,
       query: DeliveryContract.ListDeliveriesParams
     ) {
-      const page = Page.resolve(query, DeliveryContract.DEFAULT_PER_PAGE)
+      const page = Page.resolve(query, PageContract.FEED)
       const conditions = [sql`e.account_id = ${accountId}`, sql`e.queued_at IS NOT NULL`]
       if (query.type !== undefined) conditions.push(sql`e.type = ${query.type}`)
       switch (query.state) {
@@ -334,17 +339,10 @@ export class Webhooks extends Effect.Service<Webhooks>()("core/Webhooks", {
      * with events still queued or abandoned, the failing ones first (oldest failure first), at
      * most `HEALTH_LIMIT`. Each figure is read per account by an index of its own.
      */
-    const health = orDie(sql<{
-      account_id: number
-      account_name: string
-      url: string | null
-      backlog: string | number | null
-      oldest_queued_at: Date | null
-      failing_since: Date | null
-      abandoned: string | number | null
-      last_status: number | null
-      last_attempt_at: Date | null
-    }>`
+    const health = orDie(
+      rowsOf(
+        HealthRow,
+        sql`
       SELECT a.id AS account_id, a.name AS account_name, a.webhook_url AS url, q.backlog, q.oldest_queued_at,
         q.failing_since, ab.abandoned, la.last_status, la.last_attempt_at
       FROM accounts a
@@ -367,37 +365,32 @@ export class Webhooks extends Effect.Service<Webhooks>()("core/Webhooks", {
       WHERE a.webhook_url IS NOT NULL OR q.backlog > 0 OR ab.abandoned > 0
       ORDER BY q.failing_since IS NULL, q.failing_since, ab.abandoned DESC, a.id
       LIMIT ${HEALTH_LIMIT}
-    `).pipe(
-      Effect.map((rows) =>
-        rows.map((row) => ({
-          account_id: row.account_id,
-          account_name: row.account_name,
-          url: row.url,
-          backlog: Number(row.backlog ?? 0),
-          oldest_queued_at: row.oldest_queued_at,
-          failing_since: row.failing_since,
-          abandoned: Number(row.abandoned ?? 0),
-          last_status: row.last_status,
-          last_attempt_at: row.last_attempt_at
-        }))
-      ),
-      Effect.withSpan("Webhooks.health")
-    )
+    `
+      )
+    ).pipe(Effect.withSpan("Webhooks.health"))
 
     /**
      * Records a test event of a type for the account, marked `test: true`, with data that
      * describes nothing real; delivered like any other when the account has a webhook URL.
      */
     const trigger = Effect.fn("Webhooks.trigger")(function*(accountId: number, type: Webhook.WebhookEventType) {
-      const [balance] = yield* orDie(sql<{ balance: string; mode: "live" | "test" }>`
-        SELECT w.balance, a.mode FROM wallets w JOIN accounts a ON a.id = w.account_id
-        WHERE w.account_id = ${accountId} AND w.kind = 'main'
-      `)
-      if (balance === undefined) {
+      const found = yield* orDie(
+        SqlSchema.findOne({
+          Request: Schema.Number,
+          Result: Schema.Struct({ account_id: Account.AccountId, balance: Int8, mode: Mode.Mode }),
+          execute: (id) =>
+            sql`
+            SELECT w.account_id, w.balance, a.mode FROM wallets w JOIN accounts a ON a.id = w.account_id
+            WHERE w.account_id = ${id} AND w.kind = 'main'
+          `
+        })(accountId)
+      )
+      if (Option.isNone(found)) {
         return yield* new Account.AccountNotFound({ message: `Account ${accountId} not found` })
       }
+      const balance = found.value
       const now = new Date(yield* Clock.currentTimeMillis)
-      const made = yield* newEvent(testContent(type, accountId as Account.AccountId, int8(balance.balance), now))
+      const made = yield* newEvent(testContent(type, balance.account_id, balance.balance, now))
       const event = { ...made, livemode: balance.mode === "live" }
       const [row] = yield* insert(accountId, event)
       const delivery = row?.queued === true ? (yield* deliveryOf(accountId, event.id)) ?? null : null
@@ -430,178 +423,5 @@ export class Webhooks extends Effect.Service<Webhooks>()("core/Webhooks", {
     })
 
     return { enqueue, events, deliveries, delivery, resend, trigger, settings, health }
-  })
-}) {}
-
-interface DueEvent {
-  readonly id: string
-  readonly type: Webhook.WebhookEventType
-  readonly body: string
-  readonly attempts: number
-  readonly queued_at: Date
-  readonly webhook_url: string | null
-  readonly webhook_secret: string | null
-}
-
-/** Why an attempt failed, in a line fit for `last_error` and the log. */
-const reason = (error: unknown): string =>
-  (error instanceof Error || (typeof error === "object" && error !== null && "message" in error)
-    ? String((error as { message: unknown }).message)
-    : String(error)).slice(0, 500)
-
-/** Delivers queued events; several processes can run it against one database. */
-export class WebhookDelivery extends Effect.Service<WebhookDelivery>()("core/WebhookDelivery", {
-  dependencies: [Settings.Default],
-  effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const settings = yield* Settings
-    // A redirect is an answer other than 2xx: a failed attempt, never followed here.
-    const client = HttpClient.filterStatusOk(yield* HttpClient.HttpClient)
-
-    /**
-     * Leases up to `limit` due events, at most `PER_ENDPOINT` in flight per URL counting the
-     * leases other processes hold, first slots first so every receiver gets its turn. Two
-     * processes claiming at once both pick the same rows; the re-checked lease condition lets
-     * only the first one have each.
-     */
-    const claim = (limit: number) =>
-      sql<DueEvent>`
-        WITH busy AS (
-          SELECT a.webhook_url, count(*) AS n
-          FROM webhook_events e JOIN webhook_targets a ON a.id = e.account_id
-          -- (A leased event has its next attempt set: the due index holds it.)
-          WHERE e.next_attempt_at IS NOT NULL AND e.delivered_at IS NULL AND e.abandoned_at IS NULL
-            AND e.leased_until > now()
-          GROUP BY a.webhook_url
-        ), ranked AS (
-          SELECT e.id, e.next_attempt_at,
-            coalesce(b.n, 0) + row_number() OVER (PARTITION BY a.webhook_url ORDER BY e.next_attempt_at, e.id) AS slot
-          FROM webhook_events e
-          JOIN webhook_targets a ON a.id = e.account_id
-          LEFT JOIN busy b ON b.webhook_url = a.webhook_url
-          WHERE e.delivered_at IS NULL AND e.abandoned_at IS NULL AND e.next_attempt_at <= now()
-            AND (e.leased_until IS NULL OR e.leased_until <= now())
-        ), chosen AS (
-          SELECT id FROM ranked WHERE slot <= ${PER_ENDPOINT} ORDER BY slot, next_attempt_at, id LIMIT ${limit}
-        )
-        UPDATE webhook_events e
-        SET leased_until = now() + make_interval(secs => ${Duration.toSeconds(LEASE)}), attempts = e.attempts + 1,
-          url = a.webhook_url, last_attempt_at = now()
-        FROM webhook_targets a, chosen c
-        WHERE e.id = c.id AND a.id = e.account_id AND e.delivered_at IS NULL AND e.abandoned_at IS NULL
-          AND (e.leased_until IS NULL OR e.leased_until <= now())
-        RETURNING e.id, e.type, e.body, e.attempts, e.queued_at, a.webhook_url, a.webhook_secret
-      `.pipe(orDie)
-
-    const deliver = (event: DueEvent) =>
-      Effect.gen(function*() {
-        if (event.webhook_url === null || event.webhook_secret === null) {
-          return yield* sql`
-            UPDATE webhook_events SET abandoned_at = now(), leased_until = NULL, last_error = 'no webhook URL'
-            WHERE id = ${event.id}
-          `
-        }
-        const timestamp = Math.floor((yield* Clock.currentTimeMillis) / 1000)
-        const [signature, standard] = yield* Effect.promise(() =>
-          Promise.all([
-            Webhook.signatureHeader(event.webhook_secret!, timestamp, event.body),
-            Webhook.standardSignature(event.webhook_secret!, event.id, timestamp, event.body)
-          ])
-        )
-        const sent = yield* client.execute(
-          HttpClientRequest.post(event.webhook_url).pipe(
-            HttpClientRequest.setHeaders({
-              [Webhook.SIGNATURE_HEADER]: signature,
-              [Webhook.ID_HEADER]: event.id,
-              [Webhook.EVENT_HEADER]: event.type,
-              [Webhook.STANDARD_ID_HEADER]: event.id,
-              [Webhook.STANDARD_TIMESTAMP_HEADER]: String(timestamp),
-              [Webhook.STANDARD_SIGNATURE_HEADER]: standard,
-              "user-agent": "databundle-webhooks/1"
-            }),
-            HttpClientRequest.bodyText(event.body, "application/json")
-          )
-        ).pipe(
-          Effect.timeoutFail({
-            duration: ATTEMPT_DEADLINE,
-            onTimeout: () => new Error(`no answer within ${Duration.format(ATTEMPT_DEADLINE)}`)
-          }),
-          Effect.map((response) => response.status),
-          Effect.scoped,
-          Effect.either
-        )
-        if (sent._tag === "Right") {
-          return yield* sql`
-            UPDATE webhook_events SET delivered_at = now(), leased_until = NULL, last_error = NULL,
-              last_status = ${sent.right}
-            WHERE id = ${event.id}
-          `
-        }
-        // The receiver's status when it answered (a non-2xx, a redirect); none when it never did.
-        const status = HttpClientError.isHttpClientError(sent.left) && sent.left._tag === "ResponseError"
-          ? sent.left.response.status
-          : null
-        const error = reason(sent.left)
-        yield* Effect.logInfo("webhook attempt failed").pipe(
-          Effect.annotateLogs({ event: event.id, attempt: event.attempts, error })
-        )
-        const expired = (yield* Clock.currentTimeMillis) - event.queued_at.getTime() > Duration.toMillis(RETRY_WINDOW)
-        return yield* expired
-          ? sql`
-            UPDATE webhook_events SET abandoned_at = now(), leased_until = NULL, last_error = ${error},
-              last_status = ${status}
-            WHERE id = ${event.id}
-          `
-          : sql`
-            UPDATE webhook_events
-            SET next_attempt_at = now() + make_interval(secs => ${Duration.toSeconds(backoff(event.attempts))}),
-                leased_until = NULL, last_error = ${error}, last_status = ${status}
-            WHERE id = ${event.id}
-          `
-      }).pipe(orDie, Effect.withSpan("WebhookDelivery.deliver", { attributes: { event: event.id } }))
-
-    /**
-     * Delivers every due event, round after round while some are left (a URL takes
-     * `PER_ENDPOINT` per round); returns how many attempts were made.
-     */
-    const deliverDue = Effect.gen(function*() {
-      let attempted = 0
-      while (true) {
-        const events = yield* claim(MAX_IN_FLIGHT)
-        if (events.length === 0) return attempted
-        attempted += events.length
-        yield* Effect.forEach(events, deliver, { concurrency: "unbounded", discard: true })
-      }
-    }).pipe(Effect.withSpan("WebhookDelivery.deliverDue"))
-
-    /**
-     * Runs forever: every poll interval, claims as many due events as the process has free
-     * slots and starts each attempt without waiting for the others, so a receiver that
-     * never answers delays nobody else. Failures are logged, not fatal.
-     */
-    const run = Effect.gen(function*() {
-      const inFlight = yield* Ref.make(0)
-      const tick = Effect.gen(function*() {
-        const free = MAX_IN_FLIGHT - (yield* Ref.get(inFlight))
-        if (free <= 0) return
-        const events = yield* claim(free)
-        yield* Ref.update(inFlight, (n) => n + events.length)
-        for (const event of events) {
-          // A child of this fiber: stopping the worker stops its attempts; their leases run out.
-          yield* Effect.fork(
-            deliver(event).pipe(
-              Effect.catchAllCause((cause) => Effect.logWarning("webhook delivery failed", cause)),
-              Effect.ensuring(Ref.update(inFlight, (n) => n - 1))
-            )
-          )
-        }
-      })
-      return yield* tick.pipe(
-        Effect.catchAllCause((cause) => Effect.logWarning("webhook delivery failed", cause)),
-        Effect.repeat(Schedule.spaced(settings.pollInterval))
-      )
-    })
-
-    return { deliverDue, run }
   })
 }) {}

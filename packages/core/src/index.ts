@@ -32,8 +32,8 @@ export * as Passwords from "./Passwords.js"
 export * as PaymentProvider from "./PaymentProvider.js"
 /** Payments that fund a wallet. */
 export * as Payments from "./Payments.js"
-/** The Postgres client, with prepared hot statements. */
-export * as Postgres from "./Postgres.js"
+/** Hot statements: marked to be prepared once per connection, built once. */
+export * as Prepared from "./Prepared.js"
 /** Rate limits. */
 export * as RateLimiter from "./RateLimiter.js"
 /** Dashboard sessions. */
@@ -50,5 +50,7 @@ export * as Tokens from "./Tokens.js"
 export * as Users from "./Users.js"
 /** Wallets and the ledger. */
 export * as Wallet from "./Wallet.js"
-/** Webhook outbox and delivery. */
+/** Webhook delivery. */
+export * as WebhookDelivery from "./WebhookDelivery.js"
+/** The webhook outbox and the account's view of it. */
 export * as Webhooks from "./Webhooks.js"

@@ -3,6 +3,7 @@
  * `TEST_DATABASE_URL` is set. Each layer build gets its own database, migrated, and a
  * Postgres one is dropped when the layer is released, so runs never collide.
  */
+import { Postgres } from "@databundle/sql-pg"
 import { PgliteClient } from "@databundle/sql-pglite"
 import * as Reactivity from "@effect/experimental/Reactivity"
 import { SqlClient } from "@effect/sql"
@@ -10,7 +11,7 @@ import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, Redacted } from "effect"
 import { randomBytes } from "node:crypto"
 import { migrate } from "../src/Migrations.js"
-import * as Postgres from "../src/Postgres.js"
+import { isPrepared } from "../src/Prepared.js"
 
 /** A database to run a suite against. */
 export interface Target {
@@ -46,7 +47,7 @@ export const freshDatabase = (url: string) =>
 export const postgres = (url: string): Layer.Layer<SqlClient.SqlClient> =>
   migrated(Layer.unwrapScoped(Effect.map(
     freshDatabase(url),
-    (fresh) => Postgres.layer({ url: Redacted.make(fresh), maxConnections: 20 })
+    (fresh) => Postgres.layer({ url: Redacted.make(fresh), maxConnections: 20, prepare: isPrepared })
   )))
 
 /** Every database the suites run on here. */

@@ -40,7 +40,10 @@ for (const target of targets) {
       it.effect("an unknown account is not found", () =>
         Effect.gen(function*() {
           const wallet = yield* Wallet
-          assert.instanceOf(yield* Effect.flip(wallet.fund(999_999, { amount: 1n })), Account.AccountNotFound)
+          assert.instanceOf(
+            yield* Effect.flip(wallet.fund(Account.AccountId.make(999_999), { amount: 1n })),
+            Account.AccountNotFound
+          )
           assert.instanceOf(yield* Effect.flip(wallet.ledger(999_999, {})), Account.AccountNotFound)
           assert.isTrue(Option.isNone(yield* wallet.balances(999_999)))
         }))

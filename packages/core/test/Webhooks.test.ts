@@ -9,7 +9,7 @@ import type { AddressInfo } from "node:net"
 import { Accounts } from "../src/Accounts.js"
 import { Orders } from "../src/Orders.js"
 import { Wallet } from "../src/Wallet.js"
-import { WebhookDelivery } from "../src/Webhooks.js"
+import { WebhookDelivery } from "../src/WebhookDelivery.js"
 import { Domain, fundedAccount, seedCatalog } from "./fixtures.js"
 import { targets } from "./TestDatabase.js"
 

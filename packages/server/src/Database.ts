@@ -2,7 +2,8 @@
  * The database the server runs on: Postgres at `DATABASE_URL`, else the embedded PGlite
  * in the data directory (kept across restarts). Migrations are applied when it opens.
  */
-import { Migrations, Postgres } from "@databundle/core"
+import { Migrations, Prepared } from "@databundle/core"
+import { Postgres } from "@databundle/sql-pg"
 import { PgliteClient } from "@databundle/sql-pglite"
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option } from "effect"
@@ -20,7 +21,7 @@ const client = Layer.unwrapScoped(Effect.gen(function*() {
     return Postgres.layer({
       url: url.value,
       applicationName: "bundles-server",
-      prepare: yield* ServerConfig.databasePrepared
+      prepare: (yield* ServerConfig.databasePrepared) ? Prepared.isPrepared : undefined
     })
   }
   const dataDir = yield* ServerConfig.dataDir

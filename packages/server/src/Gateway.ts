@@ -22,7 +22,7 @@
  * handlers called as above. The same decisions, taken by the same functions, from what is
  * already in memory; whatever would take more goes through the steps above.
  */
-import { Account, ApiError, ApiKey, JsonBody, Operator, Session } from "@databundle/contract"
+import { Account, ApiError, ApiKey, JsonBody, Operator, RateLimit, Session, Validation } from "@databundle/contract"
 import { ApiKeys, Operators, RateLimiter, Sessions, Settings, Tokens } from "@databundle/core"
 import {
   HttpApi,
@@ -44,7 +44,6 @@ import * as RequestBody from "./RequestBody.js"
 import * as RequestContext from "./RequestContext.js"
 import type * as Routes from "./Routes.js"
 import * as ServerConfig from "./ServerConfig.js"
-import * as Validation from "./Validation.js"
 
 const SCOPE_NAMES: Record<RateLimiter.Scope, string> = {
   all: "all requests",
@@ -273,12 +272,12 @@ export const make = (
 
     /** Sends a decision's headers with the response; a refusal is a 429, returned (a plain check, no Effect). */
     const enforce = (decision: RateLimiter.RateDecision, headers: ResponseHeaders) => {
-      headers["x-ratelimit-limit"] = String(decision.limit)
-      headers["x-ratelimit-remaining"] = String(decision.remaining)
-      headers["x-ratelimit-reset"] = String(decision.resetSeconds)
+      headers[RateLimit.RATE_LIMIT_HEADERS.limit] = String(decision.limit)
+      headers[RateLimit.RATE_LIMIT_HEADERS.remaining] = String(decision.remaining)
+      headers[RateLimit.RATE_LIMIT_HEADERS.reset] = String(decision.resetSeconds)
       if (decision.allowed) return undefined
       metrics.rateLimited(decision.scope)
-      headers["retry-after"] = String(decision.retryAfterSeconds)
+      headers[RateLimit.RETRY_AFTER_HEADER] = String(decision.retryAfterSeconds)
       return new ApiError.RateLimited({
         message: `Rate limit exceeded (${decision.limit} per minute for ${
           SCOPE_NAMES[decision.scope]

@@ -22,6 +22,7 @@ import {
   Stats,
   Users,
   Wallet,
+  WebhookDelivery,
   Webhooks
 } from "@databundle/core"
 import { HttpApiBuilder, HttpServerResponse, OpenApi } from "@effect/platform"
@@ -43,7 +44,9 @@ import * as ServerConfig from "./ServerConfig.js"
 import * as Smtp from "./Smtp.js"
 import * as StaticFiles from "./StaticFiles.js"
 import * as Upstream from "./Upstream.js"
+import { balanceWatch } from "./UpstreamBalance.js"
 import * as UpstreamConfig from "./UpstreamConfig.js"
+import { Upstreams } from "./Upstreams.js"
 import * as UpstreamWebhooks from "./UpstreamWebhooks.js"
 import * as WebhookTransport from "./WebhookTransport.js"
 
@@ -54,7 +57,7 @@ import * as WebhookTransport from "./WebhookTransport.js"
 export const FulfillmentLive = Layer.unwrapEffect(Effect.map(
   UpstreamConfig.provider,
   (kind) => kind === "upstream" ? Upstream.provider : Fulfillment.FulfillmentProvider.Simulator
-)).pipe(Layer.provideMerge(Upstream.Upstreams.layer))
+)).pipe(Layer.provideMerge(Upstreams.layer))
 
 /** The domain services, on the fulfilment provider of the configuration. */
 export const DomainLive = Layer.mergeAll(
@@ -94,11 +97,11 @@ export const WorkersLive = Layer.scoped(
   Health.Workers,
   Effect.gen(function*() {
     const orders = yield* Orders.Orders
-    const delivery = yield* Webhooks.WebhookDelivery
+    const delivery = yield* WebhookDelivery.WebhookDelivery
     const payments = yield* Payments.Payments
     const mailer = yield* Mailer.Mailer
     // (The upstream balance watch ends at once when no upstream has a threshold: not watched.)
-    yield* Effect.forkScoped(Upstream.balanceWatch)
+    yield* Effect.forkScoped(balanceWatch)
     return Health.watch([
       { name: "fulfilment", fiber: yield* Effect.forkScoped(orders.runFulfilment) },
       { name: "payments", fiber: yield* Effect.forkScoped(payments.runCollection) },
@@ -107,7 +110,7 @@ export const WorkersLive = Layer.scoped(
     ])
   })
 ).pipe(
-  Layer.provide(Webhooks.WebhookDelivery.Default),
+  Layer.provide(WebhookDelivery.WebhookDelivery.Default),
   Layer.provide(WebhookTransport.timed.pipe(Layer.provide(WebhookTransport.layer)))
 )
 

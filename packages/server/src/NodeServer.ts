@@ -3,6 +3,7 @@
  * header size, how long a client may take to send its headers and its request, and a JSON
  * envelope even for requests Node refuses before any handler sees them.
  */
+import { ApiError } from "@databundle/contract"
 import { Option } from "effect"
 import * as fs from "node:fs"
 import * as http from "node:http"
@@ -45,7 +46,7 @@ const refuse = (
   const body = JSON.stringify({ success: false, message, _tag: tag, code, request_id: id })
   socket.end(
     `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
-      `x-request-id: ${id}\r\nconnection: close\r\n\r\n${body}`
+      `${ApiError.REQUEST_ID_HEADER}: ${id}\r\nconnection: close\r\n\r\n${body}`
   )
 }
 

@@ -3,6 +3,7 @@
  * `X-Request-Id`) and writes one structured log line per request. It never logs headers,
  * bodies or query strings, so keys and tokens stay out of the logs.
  */
+import { ApiError } from "@databundle/contract"
 import { HttpApp, HttpMiddleware, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Exit, FiberRef, Option } from "effect"
 import * as Logging from "./Logging.js"
@@ -14,11 +15,11 @@ import * as RequestContext from "./RequestContext.js"
  */
 const withHeaders = (info: RequestContext.RequestInfo, response: HttpServerResponse.HttpServerResponse) =>
   info.headers === undefined
-    ? HttpServerResponse.setHeader(response, "x-request-id", info.id)
+    ? HttpServerResponse.setHeader(response, ApiError.REQUEST_ID_HEADER, info.id)
     : HttpServerResponse.setHeaders(response, {
       ...info.headers,
       ...(info.closeAfter === true ? { connection: "close" } : {}),
-      "x-request-id": info.id
+      [ApiError.REQUEST_ID_HEADER]: info.id
     })
 
 /**

@@ -1,7 +1,7 @@
 /**
  * The public API's handlers: each binds an endpoint of `ResellerApi` to the domain.
  */
-import { Account, type Bundle, type Network, type Order, ResellerApi } from "@databundle/contract"
+import { Account, type Bundle, Idempotency, type Network, type Order, ResellerApi } from "@databundle/contract"
 import { Catalog, Orders, Wallet, Webhooks } from "@databundle/core"
 import { HttpApiBuilder, HttpApp, HttpServerResponse } from "@effect/platform"
 import { Effect, Layer, Option, Schema } from "effect"
@@ -123,7 +123,7 @@ const place = Effect.map(
       yield* RequestContext.annotateSpan("order_number", placement.order.order_number)
       if (placement.replayed) {
         yield* HttpApp.appendPreResponseHandler((_, response) =>
-          Effect.succeed(HttpServerResponse.setHeader(response, ResellerApi.IDEMPOTENT_REPLAYED_HEADER, "true"))
+          Effect.succeed(HttpServerResponse.setHeader(response, Idempotency.IDEMPOTENT_REPLAYED_HEADER, "true"))
         )
       }
       return {

@@ -19,13 +19,13 @@
  * every pending order when its next check is due, after a restart too, so all of this
  * resumes from the database.
  */
-import { BundlesClient } from "@databundle/client"
-import { Money, type Order, Webhook } from "@databundle/contract"
-import { Fulfillment, Tokens } from "@databundle/core"
-import { FetchHttpClient, HttpClient, HttpClientRequest } from "@effect/platform"
-import { SqlClient } from "@effect/sql"
-import { Cause, Clock, Duration, Effect, Layer, Option, Redacted, Schedule } from "effect"
+import { parseRetryAfter, RETRY_AFTER_HEADER } from "@databundle/client"
+import type { Order } from "@databundle/contract"
+import { Database, Fulfillment } from "@databundle/core"
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Clock, Duration, Effect, Layer, Option, Schema } from "effect"
 import * as UpstreamConfig from "./UpstreamConfig.js"
+import { type Connected, Upstreams } from "./Upstreams.js"
 
 const { FulfillmentOutcome, FulfillmentProvider } = Fulfillment
 type FulfillmentOutcome = Fulfillment.FulfillmentOutcome
@@ -33,15 +33,21 @@ type FulfillmentOutcome = Fulfillment.FulfillmentOutcome
 /** The longest wait between two checks of one order. */
 const MAX_WAIT = Duration.minutes(5)
 
-type State = "placing" | "placed" | "clear" | "successful" | "failed"
+/** What an upstream holds of an order (see above). */
+const State = Schema.Literal("placing", "placed", "clear", "successful", "failed")
 
-interface Row {
-  readonly upstream: string
-  readonly state: State
-  readonly upstream_order_number: string | null
-  readonly attempts: number
-  readonly last_error: string | null
-}
+type State = typeof State.Type
+
+/** An order's record at one upstream. */
+const Row = Schema.Struct({
+  upstream: Schema.String,
+  state: State,
+  upstream_order_number: Schema.NullOr(Schema.String),
+  attempts: Schema.Number,
+  last_error: Schema.NullOr(Schema.String)
+})
+
+type Row = typeof Row.Type
 
 /** What one placement attempt proved. */
 type Attempt =
@@ -52,41 +58,6 @@ type Attempt =
   | { readonly _tag: "NotSent"; readonly wait: Option.Option<Duration.Duration> }
   /** It may or may not have taken it. */
   | { readonly _tag: "Unknown" }
-
-/** One upstream with its client and its in-process circuit. */
-export interface Connected {
-  readonly config: UpstreamConfig.Upstream
-  readonly client: BundlesClient.Service
-  readonly circuit: Circuit
-}
-
-/** A circuit breaker: after `failures` consecutive failures, nothing is sent for the cooldown. */
-export class Circuit {
-  private failures = 0
-  private openUntil = 0
-  private blockedUntil = 0
-  constructor(private readonly threshold: number, private readonly cooldownMillis: number) {}
-  /** Milliseconds until a request may be sent (0 when it may be now). */
-  waitMillis(now: number): number {
-    return Math.max(0, this.openUntil - now, this.blockedUntil - now)
-  }
-  /** Whether the circuit is open now. */
-  isOpen(now: number): boolean {
-    return this.openUntil > now
-  }
-  succeeded(): void {
-    this.failures = 0
-    this.openUntil = 0
-  }
-  failed(now: number): void {
-    this.failures++
-    if (this.failures >= this.threshold) this.openUntil = now + this.cooldownMillis
-  }
-  /** A 429: nothing more until `Retry-After` has passed. */
-  rateLimited(now: number, waitMillis: number): void {
-    this.blockedUntil = Math.max(this.blockedUntil, now + waitMillis)
-  }
-}
 
 /** Walks an error's causes for a system error code (`ECONNREFUSED`). */
 const errorCode = (error: unknown): string | undefined => {
@@ -110,13 +81,6 @@ export type Failure =
   | { readonly _tag: "Refused"; readonly message: string; readonly balanceTooLow: boolean }
   | { readonly _tag: "NotFound"; readonly message: string }
   | { readonly _tag: "Unknown"; readonly message: string }
-
-const retryAfterHeader = (value: string | undefined): number | undefined => {
-  if (value === undefined) return undefined
-  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000
-  const date = Date.parse(value)
-  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now())
-}
 
 /** Classifies any failure of a client call. */
 export const classify = (error: unknown): Failure => {
@@ -144,7 +108,7 @@ export const classify = (error: unknown): Failure => {
       if (response.status === 429) {
         return {
           _tag: "RateLimited",
-          waitMillis: retryAfterHeader(response.headers["retry-after"]) ?? 1000,
+          waitMillis: parseRetryAfter(response.headers[RETRY_AFTER_HEADER], Date.now()) ?? 1000,
           message: "429 from the upstream"
         }
       }
@@ -161,48 +125,6 @@ export const classify = (error: unknown): Failure => {
   }
 }
 
-/** Connects to the configured upstreams (no request is made yet). */
-export const connect = (
-  upstreams: ReadonlyArray<UpstreamConfig.Upstream>,
-  tuning: UpstreamConfig.Tuning
-) =>
-  Effect.forEach(upstreams, (config) =>
-    BundlesClient.make({
-      apiKey: config.apiKey,
-      baseUrl: config.url,
-      timeout: Duration.toMillis(tuning.timeout),
-      // Every retry is the worker's, recorded in the database; one attempt per call here.
-      retry: false,
-      autoReference: false,
-      userAgent: "bundles-server-upstream"
-    }).pipe(
-      Effect.map((client): Connected => ({
-        config,
-        client,
-        circuit: new Circuit(tuning.breakerFailures, Duration.toMillis(tuning.breakerCooldown))
-      })),
-      Effect.mapError((error) => new Error(`upstream "${config.name}": ${error.message}`))
-    )).pipe(Effect.provide(FetchHttpClient.layer))
-
-/** The upstreams the server was configured with, connected. */
-export class Upstreams extends Effect.Tag("server/Upstreams")<Upstreams, {
-  readonly all: ReadonlyArray<Connected>
-  readonly tuning: UpstreamConfig.Tuning
-  /** Where operator alerts go (`BUNDLES_OPERATOR_WEBHOOK_URL`), when set. */
-  readonly operator: Option.Option<UpstreamConfig.OperatorWebhook>
-}>() {
-  /** From the environment; empty unless `BUNDLES_PROVIDER=upstream`. */
-  static readonly layer = Layer.effect(
-    Upstreams,
-    Effect.gen(function*() {
-      const configured = yield* UpstreamConfig.configured
-      const tuning = yield* UpstreamConfig.tuning
-      const operator = yield* UpstreamConfig.operatorWebhook
-      return { all: yield* connect(configured, tuning), tuning, operator }
-    })
-  )
-}
-
 const backoff = (base: Duration.Duration, attempts: number) =>
   Duration.min(Duration.times(base, 2 ** Math.min(Math.max(attempts - 1, 0), 16)), MAX_WAIT)
 
@@ -214,11 +136,15 @@ export const provider = Layer.effect(
     const { all, tuning } = yield* Upstreams
     const byName = new Map(all.map((u) => [u.config.name, u]))
 
-    const rows = (orderNumber: string) =>
-      sql<Row>`
-        SELECT upstream, state, upstream_order_number, attempts, last_error
-        FROM upstream_orders WHERE order_number = ${orderNumber}
-      `
+    const rows = SqlSchema.findAll({
+      Request: Schema.String,
+      Result: Row,
+      execute: (orderNumber) =>
+        sql`
+          SELECT upstream, state, upstream_order_number, attempts, last_error
+          FROM upstream_orders WHERE order_number = ${orderNumber}
+        `
+    })
 
     const record = (
       orderNumber: string,
@@ -466,149 +392,10 @@ export const provider = Layer.effect(
           )
         })
       }).pipe(
-        Effect.catchTag("SqlError", (error) => Effect.die(error)),
+        Database.orDie,
         Effect.withSpan("Upstream.deliver")
       )
 
     return { deliver }
   })
 )
-
-/** The body of an operator alert: signed and shaped like an account's webhook event. */
-const operatorEvent = (
-  type: "upstream.balance_low",
-  data: { readonly upstream: string; readonly balance: bigint; readonly threshold: bigint },
-  now: number
-) =>
-  JSON.stringify({
-    id: Tokens.eventId(),
-    type,
-    created_at: new Date(now).toISOString(),
-    livemode: true,
-    data: {
-      upstream: data.upstream,
-      balance: Number(Money.formatCedis(data.balance)),
-      threshold: Number(Money.formatCedis(data.threshold))
-    }
-  })
-
-/** How many times an operator alert is tried, a few seconds apart, before it is given up (and logged). */
-const OPERATOR_ATTEMPTS = 5
-
-/** Posts an operator alert to `BUNDLES_OPERATOR_WEBHOOK_URL`, signed with its secret; retried, never failing. */
-export const sendOperatorAlert = (target: UpstreamConfig.OperatorWebhook, body: string) =>
-  Effect.gen(function*() {
-    const client = yield* HttpClient.HttpClient
-    const { id, type } = JSON.parse(body) as { id: string; type: string }
-    const secret = Redacted.value(target.secret)
-    const attempt = Effect.gen(function*() {
-      const timestamp = Math.floor((yield* Clock.currentTimeMillis) / 1000)
-      const [signature, standard] = yield* Effect.promise(() =>
-        Promise.all([
-          Webhook.signatureHeader(secret, timestamp, body),
-          Webhook.standardSignature(secret, id, timestamp, body)
-        ])
-      )
-      const response = yield* client.execute(
-        HttpClientRequest.post(target.url).pipe(
-          HttpClientRequest.setHeaders({
-            [Webhook.SIGNATURE_HEADER]: signature,
-            [Webhook.ID_HEADER]: id,
-            [Webhook.EVENT_HEADER]: type,
-            [Webhook.STANDARD_ID_HEADER]: id,
-            [Webhook.STANDARD_TIMESTAMP_HEADER]: String(timestamp),
-            [Webhook.STANDARD_SIGNATURE_HEADER]: standard,
-            "user-agent": "databundle-webhooks/1"
-          }),
-          HttpClientRequest.bodyText(body, "application/json")
-        )
-      ).pipe(Effect.scoped, Effect.timeout("10 seconds"))
-      if (response.status < 200 || response.status >= 300) {
-        return yield* Effect.fail(new Error(`the operator webhook answered ${response.status}`))
-      }
-    })
-    yield* attempt.pipe(
-      Effect.retry({ times: OPERATOR_ATTEMPTS - 1, schedule: Schedule.exponential("2 seconds") }),
-      Effect.catchAllCause((cause) =>
-        Effect.logWarning(`operator webhook ${type} ${id} not delivered`, Cause.pretty(cause)).pipe(
-          Effect.annotateLogs({ event: "operator_webhook.failed" })
-        )
-      )
-    )
-  })
-
-/**
- * Watches every upstream's balance (`BUNDLES_UPSTREAM_BALANCE_SECONDS`) that has a
- * `low_balance`, and records it in `upstream_balances` (the metrics read it there). When it
- * drops below the threshold, once per crossing among all the server's processes: a warning log
- * line (`event: upstream.balance_low`) and, with `BUNDLES_OPERATOR_WEBHOOK_URL`, a signed
- * `upstream.balance_low` event to the operator. While it stays low, the log line is repeated
- * every 15 minutes by the process that sees it; a top-up logs a notice and re-arms the alert.
- */
-export const balanceWatch = Effect.gen(function*() {
-  const { all, operator, tuning } = yield* Upstreams
-  const sql = yield* SqlClient.SqlClient
-  const watched = all.filter((u) => Option.isSome(u.config.lowBalance))
-  if (watched.length === 0) return
-  const lastWarned = new Map<string, number>()
-
-  /** Records a reading; whether it crossed the threshold (down or up) with this reading. */
-  const record = (name: string, balance: bigint, threshold: bigint, low: boolean) =>
-    sql.withTransaction(Effect.gen(function*() {
-      yield* sql`
-        INSERT INTO upstream_balances (upstream, balance, threshold, low)
-        VALUES (${name}, ${balance}, ${threshold}, false)
-        ON CONFLICT (upstream) DO NOTHING
-      `
-      const [before] = yield* sql<{ low: boolean }>`
-        SELECT low FROM upstream_balances WHERE upstream = ${name} FOR UPDATE
-      `
-      const crossed = before!.low !== low
-      yield* sql`
-        UPDATE upstream_balances SET balance = ${balance}, threshold = ${threshold}, low = ${low},
-          checked_at = now(), changed_at = ${crossed ? sql`now()` : sql`changed_at`}
-        WHERE upstream = ${name}
-      `
-      return crossed
-    }))
-
-  const check = Effect.forEach(watched, (upstream) =>
-    Effect.gen(function*() {
-      const name = upstream.config.name
-      const threshold = Option.getOrThrow(upstream.config.lowBalance)
-      const balance = yield* Effect.either(upstream.client.balance())
-      if (balance._tag === "Left") return
-      const now = yield* Clock.currentTimeMillis
-      const main = balance.right.main
-      const low = main < threshold
-      const crossed = yield* record(name, main, threshold, low).pipe(
-        Effect.catchAllCause((cause) =>
-          Effect.as(Effect.logWarning("upstream balance could not be recorded", Cause.pretty(cause)), false)
-        )
-      )
-      if (low) {
-        const last = lastWarned.get(name)
-        if (crossed || last === undefined || now - last > 15 * 60_000) {
-          lastWarned.set(name, now)
-          yield* Effect.logWarning(
-            `upstream balance low: ${name} holds ${Money.formatGhs(main)}, below ${
-              Money.formatGhs(threshold)
-            }; top it up before orders wait`
-          ).pipe(
-            Effect.annotateLogs({ event: "upstream.balance_low", upstream: name, balance: Money.formatCedis(main) })
-          )
-        }
-        if (crossed && Option.isSome(operator)) {
-          yield* Effect.forkDaemon(
-            sendOperatorAlert(
-              operator.value,
-              operatorEvent("upstream.balance_low", { upstream: name, balance: main, threshold }, now)
-            ).pipe(Effect.provide(FetchHttpClient.layer))
-          )
-        }
-      } else if (lastWarned.delete(name) || crossed) {
-        yield* Effect.logInfo(`upstream balance restored: ${name} holds ${Money.formatGhs(main)}`)
-      }
-    }), { discard: true })
-  yield* check.pipe(Effect.repeat(Schedule.spaced(tuning.balanceEvery)))
-})

@@ -14,22 +14,25 @@
 import { ApiError, Catalog as CatalogContract, Money, Upstream as UpstreamContract } from "@databundle/contract"
 import { Catalog, Database } from "@databundle/core"
 import { SqlClient } from "@effect/sql"
-import { Clock, Effect, Option } from "effect"
-import { Upstreams } from "./Upstream.js"
+import { Clock, Effect, Option, Schema } from "effect"
 import * as UpstreamConfig from "./UpstreamConfig.js"
+import { Upstreams } from "./Upstreams.js"
 
 type Change = typeof UpstreamContract.CatalogChange.Type
 type SyncPayload = typeof UpstreamContract.CatalogSyncPayload.Type
 type CatalogFile = CatalogContract.CatalogFile
 type FileBundle = CatalogFile["networks"][number]["bundles"][number]
 
-interface Mapping {
-  readonly upstream: string
-  readonly upstream_bundle_id: number
-  readonly bundle_key: string
-  readonly upstream_price: bigint
-  readonly active: boolean
-}
+/** One upstream's bundle mapped to ours, with its price there. */
+const Mapping = Schema.Struct({
+  upstream: Schema.String,
+  upstream_bundle_id: Schema.Number,
+  bundle_key: Schema.String,
+  upstream_price: Database.Int8,
+  active: Schema.Boolean
+})
+
+type Mapping = typeof Mapping.Type
 
 const keyPart = (text: string) =>
   text.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 40) || "bundle"
@@ -119,10 +122,13 @@ export const sync = <R = never>(
         return yield* Effect.fail(ApiError.ValidationError.field("price_groups", `has an unknown group "${group}"`))
       }
     }
-    const existing = yield* sql<Omit<Mapping, "upstream_price"> & { upstream_price: string }>`
-      SELECT ub.upstream, ub.upstream_bundle_id, b.key AS bundle_key, ub.upstream_price, ub.active
-      FROM upstream_bundles ub JOIN bundles b ON b.id = ub.bundle_id
-    `.pipe(Database.orDie)
+    const existing = yield* Database.rowsOf(
+      Mapping,
+      sql`
+        SELECT ub.upstream, ub.upstream_bundle_id, b.key AS bundle_key, ub.upstream_price, ub.active
+        FROM upstream_bundles ub JOIN bundles b ON b.id = ub.bundle_id
+      `
+    ).pipe(Database.orDie)
 
     // The desired catalogue: a copy of ours, changed in place.
     const desired: { price_groups: CatalogFile["price_groups"]; networks: Array<any> } = {
@@ -134,7 +140,7 @@ export const sync = <R = never>(
     }
     const mappings = new Map<string, Mapping>()
     for (const row of existing) {
-      mappings.set(`${row.upstream}/${row.upstream_bundle_id}`, { ...row, upstream_price: BigInt(row.upstream_price) })
+      mappings.set(`${row.upstream}/${row.upstream_bundle_id}`, row)
     }
     const keys = new Set(desired.networks.flatMap((n) => n.bundles.map((b: FileBundle) => b.key)))
     const changes: Array<Change> = []
@@ -279,7 +285,7 @@ export const sync = <R = never>(
     if (
       !payload.dry_run && (changes.length > 0 || [...mappings.values()].some((m) => {
         const was = existing.find((e) => e.upstream === m.upstream && e.upstream_bundle_id === m.upstream_bundle_id)
-        return was === undefined || BigInt(was.upstream_price) !== m.upstream_price || was.active !== m.active
+        return was === undefined || was.upstream_price !== m.upstream_price || was.active !== m.active
       }))
     ) {
       yield* sql.withTransaction(Effect.gen(function*() {

@@ -14,7 +14,7 @@ import { ApiError, Webhook } from "@databundle/contract"
 import { HttpApiBuilder, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Option, Redacted, Schema } from "effect"
-import { Upstreams } from "./Upstream.js"
+import { Upstreams } from "./Upstreams.js"
 
 /** The path of an upstream's webhooks. */
 export const PREFIX = "/upstream-webhooks"

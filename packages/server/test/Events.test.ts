@@ -124,12 +124,12 @@ for (const target of targets) {
           assert.strictEqual(all.cursor, after.cursor)
           const debits = yield* me.client.events.list({ urlParams: { ...EVENTS, type: "wallet.debited" } })
           assert.deepStrictEqual(debits.events.map((e) => e.type), ["wallet.debited"])
-          const whole = yield* me.client.events.list({ urlParams: { ...EVENTS, since: Event.START_CURSOR as any } })
+          const whole = yield* me.client.events.list({ urlParams: { ...EVENTS, since: Event.START_CURSOR } })
           assert.strictEqual(whole.pagination.total, 3)
 
           // Nothing of another account, however the feed is read.
           const ids = new Set(all.events.map((e) => e.id))
-          const theirs = yield* other.client.events.list({ urlParams: { ...EVENTS, since: Event.START_CURSOR as any } })
+          const theirs = yield* other.client.events.list({ urlParams: { ...EVENTS, since: Event.START_CURSOR } })
           for (const event of theirs.events) assert.isFalse(ids.has(event.id))
 
           for (const bad of ["x", "1.1", "01", "9223372036854775808", "-1", ""]) {

@@ -4,6 +4,7 @@
  * followed; private destinations are refused unless allowed; a receiver that never answers
  * does not delay another account's events.
  */
+import type { Account } from "@databundle/contract"
 import { Accounts, Wallet } from "@databundle/core"
 import { type Target, targets } from "@databundle/core/testing"
 import { SqlClient } from "@effect/sql"
@@ -88,7 +89,7 @@ const accountWithWebhook = (app: App, url: string) =>
     return account.id
   }))
 
-const fund = (app: App, accountId: number, amount: bigint) =>
+const fund = (app: App, accountId: Account.AccountId, amount: bigint) =>
   app.runPromise(Effect.flatMap(Wallet.Wallet, (wallet) => wallet.fund(accountId, { amount })))
 
 interface EventRow {
@@ -230,7 +231,7 @@ for (const target of targets) {
           `http://[::ffff:127.0.0.1]:${receiver.port}/hooks`,
           `http://localhost:${receiver.port}/hooks`
         ]
-        const accounts: Array<number> = []
+        const accounts: Array<Account.AccountId> = []
         for (const url of urls) accounts.push(await accountWithWebhook(app, url))
         for (const account of accounts) await fund(app, account, 100n)
         for (const account of accounts) await until("the attempt", attempted(app, account))

@@ -2,11 +2,11 @@
  * A command line's tree as plain data: every command with its description, options (name,
  * alias, value placeholder, choices, default, repeatable) and arguments, read once from an
  * @effect/cli `Command`. Both the help text and the shell completion scripts are written from
- * it, so they list exactly what the parser accepts. @effect/cli 0.77 exposes no public walk of
- * its descriptors, so this reads their documented shape (`_tag` and fields) and nothing else.
- * On the start-up path of both binaries: no imports beyond types.
+ * it, so they list exactly what the parser accepts. On the start-up path of both binaries: no
+ * imports beyond types.
  */
 import type { Command, HelpDoc } from "@effect/cli"
+import type * as Span from "@effect/cli/HelpDoc/Span"
 
 /** What an option's or argument's value is, for completion: a word from a list, a file, or free text. */
 export type ValueKind =
@@ -52,20 +52,89 @@ export interface CommandSpec {
   readonly children: ReadonlyArray<CommandSpec>
 }
 
-// The descriptor shapes read here (`@effect/cli/internal/{commandDescriptor,options,args,primitive}`).
-type Node = { readonly _tag: string; readonly [field: string]: any }
+/*
+ * @effect/cli (0.77) has no public walk of a command's options and arguments with their
+ * descriptions, value kinds and defaults (its `Usage` names options but describes none), so
+ * the tree is read from the descriptors themselves: the nodes below and the fields named in
+ * them, exactly, and nothing else. Any node of another kind is refused, not skipped, so an
+ * @effect/cli that changes them fails at once; `test/CommandTree.test.ts` reads one command
+ * of every kind and pins what comes out.
+ */
+
+/** `Primitive` (`internal/primitive`): `Bool`, `Choice` (`alternatives`), `Path`, `Integer`, ... */
+type PrimitiveNode = { readonly _tag: string; readonly alternatives?: ReadonlyArray<readonly [string, unknown]> }
+
+/** A value that may be absent, as the descriptors hold `pseudoName`. */
+type Maybe<A> = { readonly _tag: "Some"; readonly value: A } | { readonly _tag: "None" }
+
+/** `Options` (`internal/options`). */
+type OptionsNode =
+  | { readonly _tag: "Empty" }
+  | {
+    readonly _tag: "Single"
+    readonly name: string
+    readonly aliases: ReadonlyArray<string>
+    readonly primitiveType: PrimitiveNode
+    readonly description: HelpDoc.HelpDoc
+    readonly pseudoName: Maybe<string>
+  }
+  | { readonly _tag: "Both" | "OrElse"; readonly left: OptionsNode; readonly right: OptionsNode }
+  | { readonly _tag: "Map" | "WithFallback"; readonly options: OptionsNode }
+  | { readonly _tag: "WithDefault"; readonly options: OptionsNode; readonly fallback: unknown }
+  | { readonly _tag: "Variadic" | "KeyValueMap"; readonly argumentOption: OptionsNode }
+
+/** `Args` (`internal/args`). */
+type ArgsNode =
+  | { readonly _tag: "Empty" }
+  | {
+    readonly _tag: "Single"
+    readonly name: string
+    readonly pseudoName: Maybe<string>
+    readonly primitiveType: PrimitiveNode
+    readonly description: HelpDoc.HelpDoc
+  }
+  | { readonly _tag: "Both"; readonly left: ArgsNode; readonly right: ArgsNode }
+  | { readonly _tag: "Map" | "WithFallbackConfig" | "WithDefault" | "Variadic"; readonly args: ArgsNode }
+
+/** `Command` descriptors (`internal/commandDescriptor`). */
+type CommandNode =
+  | { readonly _tag: "Map"; readonly command: CommandNode }
+  | { readonly _tag: "Subcommands"; readonly parent: CommandNode; readonly children: ReadonlyArray<CommandNode> }
+  | {
+    readonly _tag: "Standard"
+    readonly name: string
+    readonly description: HelpDoc.HelpDoc
+    readonly options: OptionsNode
+    readonly args: ArgsNode
+  }
+  | { readonly _tag: "GetUserInput"; readonly name: string; readonly description: HelpDoc.HelpDoc }
+
+const unknownNode = (kind: string, node: { readonly _tag: string }): never => {
+  throw new Error(`@effect/cli ${kind} of an unknown kind: ${node._tag} (CommandTree reads @effect/cli 0.77's)`)
+}
+
+/** The text of a span. */
+const spanText = (span: Span.Span): string => {
+  switch (span._tag) {
+    case "Text":
+    case "URI":
+      return span.value
+    case "Sequence":
+      return spanText(span.left) + spanText(span.right)
+    case "Highlight":
+    case "Strong":
+    case "Weak":
+      return spanText(span.value)
+  }
+}
 
 /** The text of a help document, on one line. */
-export const docText = (doc: HelpDoc.HelpDoc | Node): string => {
+export const docText = (doc: HelpDoc.HelpDoc): string => {
   const parts: Array<string> = []
-  const span = (node: Node): void => {
-    if (node._tag === "Sequence") {
-      span(node.left)
-      span(node.right)
-    } else if (typeof node.value === "string") parts.push(node.value)
-  }
-  const walk = (node: Node): void => {
+  const walk = (node: HelpDoc.HelpDoc): void => {
     switch (node._tag) {
+      case "Empty":
+        return
       case "Sequence":
         walk(node.left)
         parts.push(" ")
@@ -73,54 +142,48 @@ export const docText = (doc: HelpDoc.HelpDoc | Node): string => {
         return
       case "Paragraph":
       case "Header":
-        return span(node.value)
+        parts.push(spanText(node.value))
+        return
       case "Enumeration":
-        for (const element of node.elements as ReadonlyArray<Node>) {
+        for (const element of node.elements) {
           walk(element)
           parts.push(" ")
         }
         return
       case "DescriptionList":
-        for (const [term, description] of node.definitions as ReadonlyArray<[Node, Node]>) {
-          span(term)
-          parts.push(" ")
+        for (const [term, description] of node.definitions) {
+          parts.push(spanText(term), " ")
           walk(description)
           parts.push(" ")
         }
         return
-      default:
-        return
     }
   }
-  walk(doc as Node)
+  walk(doc)
   return parts.join("").replace(/\s+/g, " ").trim()
 }
 
-const valueKind = (primitive: Node): ValueKind =>
+const valueKind = (primitive: PrimitiveNode): ValueKind =>
   primitive._tag === "Choice"
-    ? { _tag: "Choice", choices: (primitive.alternatives as ReadonlyArray<[string, unknown]>).map(([name]) => name) }
+    ? { _tag: "Choice", choices: primitive.alternatives!.map(([name]) => name) }
     : primitive._tag === "Path"
     ? { _tag: "File" }
     : { _tag: "Text" }
 
-const placeholderOf = (primitive: Node, name: string): string => {
-  switch (primitive._tag) {
+/**
+ * What follows an option in the help: its declared name (`Options.withPseudoName`), else what
+ * its kind of value says (`N` for a number, `FILE` for a path), else the option's own name.
+ */
+const placeholderOf = (single: Extract<OptionsNode, { _tag: "Single" }>): string => {
+  if (single.pseudoName._tag === "Some") return single.pseudoName.value
+  switch (single.primitiveType._tag) {
     case "Integer":
     case "Float":
-      return name === "timeout" ? "SECONDS" : "N"
+      return "N"
     case "Path":
       return "FILE"
-    case "Redacted":
-    case "Secret":
-      return name.endsWith("key") ? "KEY" : name.toUpperCase()
     default:
-      return /url$/.test(name)
-        ? "URL"
-        : /key$/.test(name)
-        ? "KEY"
-        : name === "from" || name === "to"
-        ? "DATE"
-        : name.toUpperCase().replace(/-/g, "_")
+      return single.name.toUpperCase().replace(/-/g, "_")
   }
 }
 
@@ -128,21 +191,20 @@ const placeholderOf = (primitive: Node, name: string): string => {
 const printable = (fallback: unknown): string | undefined =>
   typeof fallback === "number" || typeof fallback === "string" ? String(fallback) : undefined
 
-const optionsOf = (root: Node): Array<OptionSpec> => {
+const optionsOf = (root: OptionsNode): Array<OptionSpec> => {
   const found: Array<OptionSpec> = []
-  const walk = (node: Node, context: { optional: boolean; fallback: string | undefined; repeated: boolean }) => {
+  const walk = (node: OptionsNode, context: { optional: boolean; fallback: string | undefined; repeated: boolean }) => {
     switch (node._tag) {
+      case "Empty":
+        return
       case "Single": {
-        const primitive = node.primitiveType as Node
-        const flag = primitive._tag === "Bool"
+        const flag = node.primitiveType._tag === "Bool"
         found.push({
           name: `--${node.name}`,
-          aliases: (node.aliases as ReadonlyArray<string>).map((alias) =>
-            alias.length === 1 ? `-${alias}` : `--${alias}`
-          ),
+          aliases: node.aliases.map((alias) => alias.length === 1 ? `-${alias}` : `--${alias}`),
           description: docText(node.description),
-          placeholder: flag ? undefined : placeholderOf(primitive, node.name),
-          value: flag ? undefined : valueKind(primitive),
+          placeholder: flag ? undefined : placeholderOf(node),
+          value: flag ? undefined : valueKind(node.primitiveType),
           fallback: context.fallback,
           required: !flag && !context.optional,
           repeated: context.repeated
@@ -160,24 +222,25 @@ const optionsOf = (root: Node): Array<OptionSpec> => {
       case "WithDefault":
         return walk(node.options, { ...context, optional: true, fallback: printable(node.fallback) })
       case "Variadic":
-        return walk(node.argumentOption, { ...context, repeated: true })
       case "KeyValueMap":
         return walk(node.argumentOption, { ...context, repeated: true })
       default:
-        return
+        return unknownNode("option", node)
     }
   }
   walk(root, { optional: false, fallback: undefined, repeated: false })
   return found
 }
 
-const argsOf = (root: Node): Array<ArgSpec> => {
+const argsOf = (root: ArgsNode): Array<ArgSpec> => {
   const found: Array<ArgSpec> = []
-  const walk = (node: Node, context: { optional: boolean; variadic: boolean }) => {
+  const walk = (node: ArgsNode, context: { optional: boolean; variadic: boolean }) => {
     switch (node._tag) {
+      case "Empty":
+        return
       case "Single":
         found.push({
-          name: node.pseudoName?._tag === "Some" ? node.pseudoName.value : node.name,
+          name: node.pseudoName._tag === "Some" ? node.pseudoName.value : node.name,
           description: docText(node.description),
           value: valueKind(node.primitiveType),
           optional: context.optional,
@@ -196,38 +259,37 @@ const argsOf = (root: Node): Array<ArgSpec> => {
       case "Variadic":
         return walk(node.args, { ...context, variadic: true })
       default:
-        return
+        return unknownNode("argument", node)
     }
   }
   walk(root, { optional: false, variadic: false })
   return found
 }
 
-const specOf = (node: Node): CommandSpec => {
+const specOf = (node: CommandNode): CommandSpec => {
   switch (node._tag) {
     case "Map":
       return specOf(node.command)
-    case "Subcommands": {
-      const parent = specOf(node.parent)
-      return { ...parent, children: (node.children as ReadonlyArray<Node>).map(specOf) }
-    }
+    case "Subcommands":
+      return { ...specOf(node.parent), children: node.children.map(specOf) }
     case "Standard":
-    case "GetUserInput":
       return {
-        name: (node.name as string).trim(),
+        name: node.name.trim(),
         description: docText(node.description),
-        options: node._tag === "Standard" ? optionsOf(node.options) : [],
-        args: node._tag === "Standard" ? argsOf(node.args) : [],
+        options: optionsOf(node.options),
+        args: argsOf(node.args),
         children: []
       }
+    case "GetUserInput":
+      return { name: node.name.trim(), description: docText(node.description), options: [], args: [], children: [] }
     default:
-      throw new Error(`unknown command descriptor ${node._tag}`)
+      return unknownNode("command", node)
   }
 }
 
 /** The tree of a command and its subcommands. */
 export const of = (command: Command.Command<any, any, any, any>): CommandSpec =>
-  specOf((command as unknown as { readonly descriptor: Node }).descriptor)
+  specOf(command.descriptor as unknown as CommandNode)
 
 /** The options that take a value, by every name they answer to. */
 export const valueOptions = (spec: CommandSpec): Set<string> =>

@@ -137,6 +137,7 @@ const accountsUpdate = Command.make("update", {
     Options.optional
   ),
   webhookUrl: Options.text("webhook-url").pipe(
+    Options.withPseudoName("URL"),
     Options.withDescription("Where order updates are posted, or none"),
     checked(
       "webhook-url",

@@ -53,7 +53,11 @@ const emailsRequeue = Command.make("requeue", {
 /** `admin emails`: the outbox, optionally for one address; `admin emails requeue <id>`. */
 export const emails = Command.make("emails", {
   ...shared,
-  to: Options.text("to").pipe(Options.withDescription("Only email to this address"), Options.optional),
+  to: Options.text("to").pipe(
+    Options.withPseudoName("ADDRESS"),
+    Options.withDescription("Only email to this address"),
+    Options.optional
+  ),
   ...emailsListing.options
 }, (options) =>
   execute(

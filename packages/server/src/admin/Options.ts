@@ -200,6 +200,7 @@ export const shared = {
     Options.withDescription("Print the response body as one JSON document on stdout, and nothing else there")
   ),
   url: Options.text("url").pipe(
+    Options.withPseudoName("URL"),
     Options.withDescription(
       `The server's base URL (env BUNDLES_ADMIN_URL; default: the server running on the data directory, else ${AdminClient.DEFAULT_URL})`
     ),
@@ -224,6 +225,7 @@ export interface Shared {
 
 /** `--idempotency-key`: the Idempotency-Key of a command that moves money (default: a fresh one per run). */
 export const idempotencyKeyOption = Options.text("idempotency-key").pipe(
+  Options.withPseudoName("KEY"),
   Options.withDescription(
     "Sent as Idempotency-Key (default: a fresh one per run); repeating a command with the same key moves money once"
   ),

@@ -2,7 +2,7 @@
  * The small forms the operator's commands print in: amounts, instants, absent values, page
  * lines. Tables, fields and colour come from the terminal toolkit.
  */
-import { Money, type Order } from "@databundle/contract"
+import { Money, type Page } from "@databundle/contract"
 import * as Output from "@databundle/terminal/Output"
 
 /** An amount for people: `GHS 10.50`. */
@@ -18,7 +18,7 @@ export const orNone = (value: string | null, none = "none") => value ?? none
 export const indented = (lines: ReadonlyArray<string>) => lines.map((line) => `  ${line}`)
 
 /** `Page 1 of 3 (42 orders in all)`, `(1 order in all)`. */
-export const pageLine = (pagination: Order.Pagination, singular: string, plural?: string) =>
+export const pageLine = (pagination: Page.Pagination, singular: string, plural?: string) =>
   `Page ${pagination.current_page} of ${Math.max(pagination.last_page, 1)} (${
     Output.count(pagination.total, singular, plural)
   } in all)`

@@ -4,7 +4,7 @@
  * take path parameters, a body or a query, keyed by `METHOD /prefix/path-template`, which
  * `coverageProblems` holds to the API.
  */
-import { EndpointPolicy, Event, Order } from "@databundle/contract"
+import { EndpointPolicy, Event, Page } from "@databundle/contract"
 import { HttpApi } from "@effect/platform"
 import { Option, SchemaAST as AST } from "effect"
 import fc from "fast-check"
@@ -137,7 +137,7 @@ export const DATES = [
 export const badDate = fc.oneof(
   fc.constantFrom(...DATES, "2026-11-01T25:00:00Z", "2026-11-01 08:00:00Z", "2026-11-01Z", "0000-00-00", "+2026-11-01"),
   junk
-).filter(rejects(Order.DateBound))
+).filter(rejects(Page.DateBound))
 export const dateParam = (name: string): QueryParam => ({
   name,
   good: fc.constantFrom("2026-01-01", "2026-11-01T08:00:00Z", "2020-02-29"),
@@ -235,7 +235,7 @@ const dataOf = (w: World): Readonly<Record<string, Data>> => {
     },
     [`GET ${PUBLIC}/orders`]: {
       query: [
-        ...pageParams(Order.MAX_PER_PAGE),
+        ...pageParams(Page.ACCOUNT_LISTS.max),
         enumParam("status", ["pending", "successful", "failed"]),
         { name: "reference", good: goodReference, bad: badReferenceText },
         { name: "reference_prefix", good: goodReference, bad: badReferenceText },
@@ -255,7 +255,7 @@ const dataOf = (w: World): Readonly<Record<string, Data>> => {
     },
     [`GET ${PUBLIC}/events`]: {
       query: [
-        ...pageParams(Event.MAX_PER_PAGE),
+        ...pageParams(Page.FEED.max),
         enumParam("type", EVENT_TYPES),
         {
           name: "since",
@@ -447,7 +447,7 @@ const dashboardData = (w: World): Readonly<Record<string, Data>> => {
     [`GET ${DASHBOARD}/orders`]: {
       query: [
         enumParam("mode", MODES),
-        ...pageParams(Order.MAX_PER_PAGE),
+        ...pageParams(Page.ACCOUNT_LISTS.max),
         enumParam("status", ["pending", "successful", "failed"]),
         { name: "reference", good: goodReference, bad: badReferenceText },
         { name: "reference_prefix", good: goodReference, bad: badReferenceText },
@@ -469,7 +469,7 @@ const dashboardData = (w: World): Readonly<Record<string, Data>> => {
     [`GET ${DASHBOARD}/ledger`]: {
       query: [
         enumParam("mode", MODES),
-        ...pageParams(Order.MAX_PER_PAGE),
+        ...pageParams(Page.ACCOUNT_LISTS.max),
         enumParam("wallet", WALLETS),
         enumParam("reason", ["funding", "adjustment", "order", "refund"]),
         dateParam("from"),
@@ -479,7 +479,7 @@ const dashboardData = (w: World): Readonly<Record<string, Data>> => {
     [`POST ${DASHBOARD}/payments`]: { body: paymentBody },
     [`GET ${DASHBOARD}/payments`]: {
       query: [
-        ...pageParams(Order.MAX_PER_PAGE),
+        ...pageParams(Page.ACCOUNT_LISTS.max),
         enumParam("status", ["pending", "successful", "failed"]),
         enumParam("method", ["mtn_momo", "telecel_cash", "airteltigo_money", "manual_transfer"]),
         dateParam("from"),

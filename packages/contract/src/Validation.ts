@@ -1,9 +1,11 @@
 /**
- * The 422's per-field messages, from a decode failure's issues: one plain sentence per field
- * ("status must be one of pending, processing, completed, failed", "page must be given once").
+ * The 422's wording: per-field messages from a decode failure's issues, one plain sentence per
+ * field ("status must be one of pending, successful, failed", "page must be given once"), and
+ * the error they make. The server words its 422s so, and the client the inputs it checks
+ * before sending, so both read alike.
  */
-import { ApiError } from "@databundle/contract"
 import type { ArrayFormatterIssue } from "effect/ParseResult"
+import { type FieldErrors, ValidationError } from "./ApiError.js"
 
 const fieldOf = (path: ReadonlyArray<PropertyKey>): string =>
   path.length === 0
@@ -35,7 +37,7 @@ const describe = (issue: ArrayFormatterIssue): string => {
 export const fieldErrors = (
   issues: ReadonlyArray<ArrayFormatterIssue>,
   repeated: ReadonlySet<string> = new Set()
-): ApiError.FieldErrors => {
+): FieldErrors => {
   const errors: Record<string, Array<string>> = {}
   const literals: Record<string, Array<string>> = {}
   const add = (field: string, message: string) => {
@@ -68,10 +70,10 @@ export const fieldErrors = (
 }
 
 /** A 422 from per-field messages: its message is the first of them, with a count of the rest. */
-export const validationError = (errors: ApiError.FieldErrors) => {
+export const validationError = (errors: FieldErrors): ValidationError => {
   const all = Object.values(errors).flat()
   const rest = all.length - 1
-  return new ApiError.ValidationError({
+  return new ValidationError({
     message: `${all[0] ?? "The request is invalid"}${
       rest > 0 ? ` (and ${rest} more error${rest > 1 ? "s" : ""})` : ""
     }`,
