@@ -28,7 +28,7 @@ import {
   UpdateNetworkPayload
 } from "./Catalog.js"
 import { Delivery, DeliveryNotFound, ListDeliveriesParams } from "./DeliveryLog.js"
-import { BodyLimit, CarriesSecret } from "./EndpointPolicy.js"
+import { BodyLimit, CarriesSecret, OwnersOnly } from "./EndpointPolicy.js"
 import { IdempotencyHeaders } from "./Idempotency.js"
 import { integerParam, IntegerText } from "./Identifier.js"
 import { AuditReport, LedgerEntry } from "./Ledger.js"
@@ -41,7 +41,8 @@ import {
   OperatorId,
   OperatorNotFound,
   OperatorSummary,
-  ResetOperatorPasswordPayload
+  ResetOperatorPasswordPayload,
+  UpdateOperatorPayload
 } from "./Operator.js"
 import { ListActionsParams, OperatorAction } from "./OperatorAction.js"
 import { AdminOrder, OrderNotFound, OrderStatus, Pagination, Reference, ResolveOrderPayload } from "./Order.js"
@@ -368,7 +369,10 @@ export const OperatorResponse = Schema.Struct({ success: Succeeded, operator: Op
 
 const OperatorPath = Schema.Struct({ operator_id: IntegerText.pipe(Schema.compose(OperatorId)) })
 
-/** The operators who sign in to the console. */
+/**
+ * The operators who sign in to the console. Every operator sees the list; only the admin
+ * token and owners manage operators (`OwnersOnly`: an operator's session gets a 403).
+ */
 export class OperatorsGroup extends HttpApiGroup.make("operators")
   .add(HttpApiEndpoint.get("list", "/operators").addSuccess(OperatorsResponse))
   .add(
@@ -376,13 +380,27 @@ export class OperatorsGroup extends HttpApiGroup.make("operators")
       .setPayload(CreateOperatorPayload)
       .addSuccess(OperatorResponse, { status: 201 })
       .addError(Conflict)
-      .annotate(OpenApi.Summary, "Create an operator who signs in to the console with this password (409: email taken)")
+      .annotate(OwnersOnly, true)
+      .annotate(
+        OpenApi.Summary,
+        "Create an operator (role operator unless owner) who signs in to the console with this password (409: email taken)"
+      )
+  )
+  .add(
+    HttpApiEndpoint.patch("update", "/operators/:operator_id")
+      .setPath(OperatorPath)
+      .setPayload(UpdateOperatorPayload)
+      .addSuccess(OperatorResponse)
+      .addError(OperatorNotFound)
+      .annotate(OwnersOnly, true)
+      .annotate(OpenApi.Summary, "Set an operator's role: owner or operator")
   )
   .add(
     HttpApiEndpoint.post("disable", "/operators/:operator_id/disable")
       .setPath(OperatorPath)
       .addSuccess(OperatorResponse)
       .addError(OperatorNotFound)
+      .annotate(OwnersOnly, true)
       .annotate(OpenApi.Summary, "Disable an operator: ends their sessions, refuses their sign-in")
   )
   .add(
@@ -391,6 +409,7 @@ export class OperatorsGroup extends HttpApiGroup.make("operators")
       .setPayload(ResetOperatorPasswordPayload)
       .addSuccess(OperatorResponse)
       .addError(OperatorNotFound)
+      .annotate(OwnersOnly, true)
       .annotate(OpenApi.Summary, "Set an operator's password (they forgot it): ends every session of theirs")
   )
 {}

@@ -52,21 +52,14 @@ const holderWithTransfer = async (server: TestServer, amount: number) => {
     return { answer, json: (await answer.json()) as any }
   }
   await dashboard("POST", "/register", { name: "Efua Owusu", email, phone: "0241234567", password })
-  let token: string | undefined
-  for (let i = 0; i < 50 && token === undefined; i++) {
-    const mail = await admin(server, "GET", `/emails?to=${encodeURIComponent(email)}`)
-    const link: string | undefined = mail.emails.find((m: any) => m.link?.includes("verify-email"))?.link
-    // The link is `<public URL>/#/verify-email?token=…`: the token is in the fragment.
-    token = link === undefined
-      ? undefined
-      : new URL(new URL(link).hash.slice(1), server.origin).searchParams.get("token") ?? undefined
-    if (token === undefined) await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-  expect(token).toBeDefined()
+  // The link is `<public URL>/#/verify-email?token=…`: the token is in the fragment.
+  const link = await server.emailedLink(email, "verify-email")
+  const token = new URL(new URL(link).hash.slice(1), server.origin).searchParams.get("token")
+  expect(token).toBeTruthy()
   expect((await dashboard("POST", "/email/verify", { token })).answer.status).toBe(200)
   const signIn = await dashboard("POST", "/session", { email, password })
   expect(signIn.answer.status).toBe(200)
-  const cookie = signIn.answer.headers.get("set-cookie")!.split(";")[0]!
+  const cookie = signIn.answer.headers.getSetCookie().find((c) => c.startsWith("bundles_session="))!.split(";")[0]!
   const payment = await dashboard(
     "POST",
     "/payments",
@@ -145,7 +138,8 @@ describe.each(targets)("operator console ($name)", (target) => {
   it("runs a day of business: funding, a stuck order, a suspension, the catalogue, the log", async () => {
     const email = `kwame.${Date.now()}@example.com`
     const password = "operator's own password"
-    await admin(server, "POST", "/operators", { email, name: "Kwame Asante", password })
+    // An owner: they manage the other operators too.
+    await admin(server, "POST", "/operators", { email, name: "Kwame Asante", password, role: "owner" })
 
     // What the operator will act on: a holder's manual transfer, and a pending order of another account.
     const holder = await holderWithTransfer(server, 25)
@@ -361,6 +355,7 @@ describe.each(targets)("operator console ($name)", (target) => {
 
     // Another operator added from the console signs in elsewhere; disabling them ends that session.
     await visit(page, meter, "Operators", "Operators")
+    await page.getByText("You are an owner").waitFor()
     const colleague = `abena.${Date.now()}@example.com`
     await page.getByLabel("Name").fill("Abena Osei")
     await page.getByLabel("Email").fill(colleague)
@@ -369,7 +364,15 @@ describe.each(targets)("operator console ($name)", (target) => {
     await expect.poll(() => page.getByLabel("First password").getAttribute("aria-invalid")).toBe("true")
     await page.getByLabel("First password").fill("abena's first password")
     await page.getByRole("button", { name: "Add operator" }).click()
-    await page.getByTestId("operators").getByRole("cell", { name: colleague, exact: true }).waitFor()
+    const operatorsTable = page.getByTestId("operators")
+    await operatorsTable.getByRole("cell", { name: colleague, exact: true }).waitFor()
+    const colleagueRow = operatorsTable.getByRole("row").filter({ hasText: colleague })
+    await colleagueRow.getByTestId("role").getByText("Operator, active").waitFor()
+    await page.getByRole("button", { name: `Make owner: ${colleague}` }).click()
+    await page.getByText("Now an owner.").waitFor()
+    await colleagueRow.getByTestId("role").getByText("Owner, active").waitFor()
+    await page.getByRole("button", { name: `Make operator: ${colleague}` }).click()
+    await colleagueRow.getByTestId("role").getByText("Operator, active").waitFor()
     const other = await fetch(`${server.origin}/console/v1/session`, {
       method: "POST",
       headers: { "content-type": "application/json", accept: "application/json" },

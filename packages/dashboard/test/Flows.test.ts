@@ -8,7 +8,7 @@
  * Every signed-in page is checked with axe-core, page changes are measured against the
  * 30 KB budget, and screenshots are taken when asked (DASHBOARD_SCREENSHOTS=1).
  */
-import { ADMIN_TOKEN, startServer, type TestServer } from "@databundle/client/testing"
+import { startServer, type TestServer } from "@databundle/client/testing"
 import { targets } from "@databundle/core/testing"
 import * as fs from "node:fs"
 import * as http from "node:http"
@@ -19,20 +19,6 @@ import { afterAll, beforeAll, describe, expect, it, onTestFailed } from "vitest"
 import { DESKTOP, launch, PHONE, screenshot, seriousViolations, type TestBrowser, transferMeter } from "./Browser.js"
 
 const KB = 1024
-
-/** An emailed link to `to` for `page`, read from the outbox through the admin API. */
-const emailedLink = async (server: TestServer, to: string, page: string): Promise<string> => {
-  for (let i = 0; i < 50; i++) {
-    const answer = await fetch(`${server.origin}/admin/v1/emails?to=${encodeURIComponent(to)}`, {
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}` }
-    })
-    const body: any = await answer.json()
-    const link = (body.emails as Array<{ link: string | null }> | undefined)?.find((m) => m.link?.includes(page))?.link
-    if (link) return link
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-  throw new Error(`no email with a link to ${to}`)
-}
 
 /** A webhook receiver on this machine that answers 200 and keeps what it got. */
 const receiver = async () => {
@@ -142,7 +128,7 @@ describe.each(targets)("dashboard flows ($name)", (target) => {
 
     // The emailed link verifies the address; then sign in.
     // (The link names the public URL, unknown to a server on a port chosen at start: opened on this one.)
-    const link = new URL(await emailedLink(server, email, "verify-email"))
+    const link = new URL(await server.emailedLink(email, "verify-email"))
     await page.goto(`${server.origin}${link.pathname}${link.search}${link.hash}`)
     await page.getByText("Your email is verified").waitFor()
     expect(page.url()).not.toContain("token")
@@ -316,7 +302,7 @@ describe.each(targets)("dashboard flows ($name)", (target) => {
     await page.getByLabel("Password").fill("first password here")
     await page.getByRole("button", { name: "Create account" }).click()
     await page.getByRole("heading", { name: "Check your email" }).waitFor()
-    const verify = new URL(await emailedLink(server, email, "verify-email"))
+    const verify = new URL(await server.emailedLink(email, "verify-email"))
     await page.goto(`${server.origin}/${verify.hash}`)
     await page.getByText("Your email is verified").waitFor()
 
@@ -326,7 +312,7 @@ describe.each(targets)("dashboard flows ($name)", (target) => {
     await page.getByLabel("Email").fill(email)
     await page.getByRole("button", { name: "Email me a reset link" }).click()
     await page.locator(".form-message.ok").waitFor()
-    const reset = new URL(await emailedLink(server, email, "reset-password"))
+    const reset = new URL(await server.emailedLink(email, "reset-password"))
     await page.goto(`${server.origin}/${reset.hash}`)
     await heading(page, "Reset your password")
     expect(page.url()).not.toContain("token")

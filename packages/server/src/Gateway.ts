@@ -501,6 +501,9 @@ export const make = (
             })
           }
         }
+        if (endpoint.policy.ownersOnly && caller._tag === "OperatorSession" && caller.session.role !== "owner") {
+          return yield* new ApiError.Forbidden({ message: "Only an owner (or the admin token) may do this" })
+        }
         if (Option.isSome(body.invalid)) return yield* body.invalid.value
         routedHeaders(endpoint, headers)
         // An API key's request to an endpoint the gateway can call itself needs nothing more from the router.
