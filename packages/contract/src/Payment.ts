@@ -8,7 +8,7 @@ import { Schema } from "effect"
 import { AccountId } from "./Account.js"
 import { extensions, Failed } from "./ApiError.js"
 import { integerParam } from "./Identifier.js"
-import { Cedis } from "./Money.js"
+import { Amount, Cedis } from "./Money.js"
 import { DateBound } from "./Order.js"
 import { MAX_PER_PAGE } from "./OrderTerms.js"
 import { PhoneNumber } from "./Phone.js"
@@ -49,7 +49,7 @@ export const MIN_PAYMENT_PESEWAS = 100n
 export const MAX_PAYMENT_PESEWAS = 1_000_000n
 
 /** A payment's amount in cedis: from 1 to 10,000. */
-export const PaymentAmount = Cedis.pipe(
+export const PaymentAmount = Amount.pipe(
   Schema.filter((pesewas) =>
     (pesewas >= MIN_PAYMENT_PESEWAS && pesewas <= MAX_PAYMENT_PESEWAS) || "must be from 1 to 10000 cedis"
   )
