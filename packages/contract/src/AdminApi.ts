@@ -307,7 +307,10 @@ export class PaymentsAdminGroup extends HttpApiGroup.make("paymentsAdmin")
       .setUrlParams(Schema.Struct({
         ...ListPaymentsParams.fields,
         per_page: pageParams.per_page,
-        account_id: Schema.optional(IntegerText.pipe(Schema.compose(AccountId)))
+        account_id: Schema.optional(IntegerText.pipe(Schema.compose(AccountId))),
+        reversed: Schema.optional(Schema.Literal("true")).annotations({
+          description: "Only payments the gateway reversed after the wallet was credited (for the operator to settle)"
+        })
       }))
       .addSuccess(AdminPaymentsPage)
   )

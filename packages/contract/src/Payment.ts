@@ -97,7 +97,15 @@ export const Payment = Schema.Struct({
 export type Payment = typeof Payment.Type
 
 /** A payment as the operator sees it: with its account. */
-export const AdminPayment = Schema.Struct({ ...Payment.fields, account_id: AccountId }).annotations({
+export const AdminPayment = Schema.Struct({
+  ...Payment.fields,
+  account_id: AccountId,
+  reversed_at: Schema.NullOr(Schema.Date).annotations({
+    description: "When the gateway reported this successful payment reversed (the money went back to the payer); " +
+      "the wallet stays credited until the operator adjusts it"
+  }),
+  reversal_reason: Schema.NullOr(Schema.String)
+}).annotations({
   identifier: "AdminPayment"
 })
 

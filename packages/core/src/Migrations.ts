@@ -476,7 +476,8 @@ const dueEvents = [
 // Operators get roles: an owner manages operators, an operator runs the business. The earliest
 // operator still enabled becomes the owner (whoever set the console up); the rest are operators.
 // Browsers a user or operator signed in with are remembered (token hashes only), so sign-in from
-// them is throttled apart from guesses made elsewhere.
+// them is throttled apart from guesses made elsewhere. A payment the gateway reverses after it was
+// credited records when and why, for the operator.
 const operatorRoles = [
   `ALTER TABLE operators ADD COLUMN role text NOT NULL DEFAULT 'operator' CHECK (role IN ('owner', 'operator'))`,
   `UPDATE operators SET role = 'owner' WHERE id = (SELECT min(id) FROM operators WHERE disabled_at IS NULL)`,
@@ -490,7 +491,9 @@ const operatorRoles = [
     CHECK ((user_id IS NULL) <> (operator_id IS NULL))
   )`,
   `CREATE INDEX known_browsers_user ON known_browsers (user_id) WHERE user_id IS NOT NULL`,
-  `CREATE INDEX known_browsers_operator ON known_browsers (operator_id) WHERE operator_id IS NOT NULL`
+  `CREATE INDEX known_browsers_operator ON known_browsers (operator_id) WHERE operator_id IS NOT NULL`,
+  `ALTER TABLE payments ADD COLUMN reversed_at timestamptz(3)`,
+  `ALTER TABLE payments ADD COLUMN reversal_reason text`
 ]
 
 const statements = (list: ReadonlyArray<string>) =>

@@ -22,9 +22,10 @@
 import { BundlesClient } from "@databundle/client"
 import { Money, type Order, Webhook } from "@databundle/contract"
 import { Fulfillment, Tokens } from "@databundle/core"
-import { FetchHttpClient, HttpClient, HttpClientRequest } from "@effect/platform"
+import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { Cause, Clock, Duration, Effect, Layer, Option, Redacted, Schedule } from "effect"
+import * as OutsideAnswers from "./OutsideAnswers.js"
 import * as UpstreamConfig from "./UpstreamConfig.js"
 
 const { FulfillmentOutcome, FulfillmentProvider } = Fulfillment
@@ -120,6 +121,8 @@ const retryAfterHeader = (value: string | undefined): number | undefined => {
 
 /** Classifies any failure of a client call. */
 export const classify = (error: unknown): Failure => {
+  // An answer too large to read: it may have taken the order, so only it is asked again (a replay).
+  if (OutsideAnswers.isTooLarge(error)) return { _tag: "Unknown", message: new OutsideAnswers.AnswerTooLarge().message }
   const tagged = error as { _tag?: string; message?: string; retry_after?: number; errors?: Record<string, unknown> }
   const message = typeof tagged?.message === "string" ? tagged.message : String(error)
   switch (tagged?._tag) {
@@ -182,7 +185,7 @@ export const connect = (
         circuit: new Circuit(tuning.breakerFailures, Duration.toMillis(tuning.breakerCooldown))
       })),
       Effect.mapError((error) => new Error(`upstream "${config.name}": ${error.message}`))
-    )).pipe(Effect.provide(FetchHttpClient.layer))
+    )).pipe(Effect.provide(OutsideAnswers.httpClient))
 
 /** The upstreams the server was configured with, connected. */
 export class Upstreams extends Effect.Tag("server/Upstreams")<Upstreams, {
@@ -474,23 +477,15 @@ export const provider = Layer.effect(
   })
 )
 
-/** The body of an operator alert: signed and shaped like an account's webhook event. */
-const operatorEvent = (
-  type: "upstream.balance_low",
-  data: { readonly upstream: string; readonly balance: bigint; readonly threshold: bigint },
+/**
+ * The body of an operator alert (`upstream.balance_low`, `payment.reversed`): signed and shaped
+ * like an account's webhook event; amounts in `data` are cedis.
+ */
+export const operatorEvent = (
+  type: "upstream.balance_low" | "payment.reversed",
+  data: Readonly<Record<string, string | number | null>>,
   now: number
-) =>
-  JSON.stringify({
-    id: Tokens.eventId(),
-    type,
-    created_at: new Date(now).toISOString(),
-    livemode: true,
-    data: {
-      upstream: data.upstream,
-      balance: Number(Money.formatCedis(data.balance)),
-      threshold: Number(Money.formatCedis(data.threshold))
-    }
-  })
+) => JSON.stringify({ id: Tokens.eventId(), type, created_at: new Date(now).toISOString(), livemode: true, data })
 
 /** How many times an operator alert is tried, a few seconds apart, before it is given up (and logged). */
 const OPERATOR_ATTEMPTS = 5
@@ -602,8 +597,12 @@ export const balanceWatch = Effect.gen(function*() {
           yield* Effect.forkDaemon(
             sendOperatorAlert(
               operator.value,
-              operatorEvent("upstream.balance_low", { upstream: name, balance: main, threshold }, now)
-            ).pipe(Effect.provide(FetchHttpClient.layer))
+              operatorEvent("upstream.balance_low", {
+                upstream: name,
+                balance: Number(Money.formatCedis(main)),
+                threshold: Number(Money.formatCedis(threshold))
+              }, now)
+            ).pipe(Effect.provide(OutsideAnswers.httpClient))
           )
         }
       } else if (lastWarned.delete(name) || crossed) {

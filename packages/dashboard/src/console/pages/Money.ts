@@ -3,7 +3,9 @@
  * once: the button is disabled from the first click and the server settles a payment once),
  * funding or adjusting an account with a note (one Idempotency-Key per intent, kept until
  * the server answers, so a retry or a reload and the same submit never credits twice), and
- * the ledger audit with its result.
+ * the ledger audit with its result. Payments the gateway reversed after the wallet was
+ * credited are listed first, when there are any: the wallet keeps the money until the operator
+ * adjusts it.
  */
 import type { Page } from "../../App.js"
 import { ghs, h, replace, when } from "../../Dom.js"
@@ -107,7 +109,10 @@ const auditResult = (audit: Audit): Node =>
 export const money: Page = {
   title: "Money",
   render: async ({ query }) => {
-    const waiting = await api.payments({ query: { status: "pending", method: "manual_transfer", per_page: 50 } })
+    const [waiting, reversed] = await Promise.all([
+      api.payments({ query: { status: "pending", method: "manual_transfer", per_page: 50 } }),
+      api.payments({ query: { reversed: "true", per_page: 50 } })
+    ])
     const list = h("div")
     const show = (payments: ReadonlyArray<Payment>) =>
       replace(
@@ -229,6 +234,30 @@ export const money: Page = {
       "div",
       null,
       h("h1", null, "Money"),
+      reversed.payments.length === 0 ? null : [
+        h("h2", null, "Reversed after crediting"),
+        h(
+          "p",
+          null,
+          "The gateway took these payments back from the wallet they credited. The money is still in the " +
+            "account's wallet: adjust it below when it should come back."
+        ),
+        h(
+          "ul",
+          { class: "plain", "aria-label": "Payments reversed after crediting", "data-testid": "reversed-payments" },
+          reversed.payments.map((p) =>
+            h(
+              "li",
+              { class: "card" },
+              h("strong", null, p.payment_number),
+              ` · ${ghs(p.amount)} for `,
+              accountLink(p.account_id),
+              ` · reversed ${when(p.reversed_at!)}`,
+              h("p", { class: "muted" }, `Reason: ${p.reversal_reason ?? "none given"}`)
+            )
+          )
+        )
+      ],
       h("h2", null, "Funding requests"),
       list,
       h("h2", null, "Fund or adjust an account"),
