@@ -25,6 +25,7 @@ import { int8, orDie } from "./Database.js"
 import * as Page from "./Page.js"
 import { Settings } from "./Settings.js"
 import * as Tokens from "./Tokens.js"
+import * as UrlCredentials from "./UrlCredentials.js"
 
 /** Deliveries are retried for at least this long before an event is abandoned. */
 export const RETRY_WINDOW = Duration.hours(25)
@@ -445,9 +446,11 @@ interface DueEvent {
 
 /** Why an attempt failed, in a line fit for `last_error` and the log. */
 const reason = (error: unknown): string =>
-  (error instanceof Error || (typeof error === "object" && error !== null && "message" in error)
-    ? String((error as { message: unknown }).message)
-    : String(error)).slice(0, 500)
+  UrlCredentials.hide(
+    error instanceof Error || (typeof error === "object" && error !== null && "message" in error)
+      ? String((error as { message: unknown }).message)
+      : String(error)
+  ).slice(0, 500)
 
 /** Delivers queued events; several processes can run it against one database. */
 export class WebhookDelivery extends Effect.Service<WebhookDelivery>()("core/WebhookDelivery", {
@@ -508,9 +511,12 @@ export class WebhookDelivery extends Effect.Service<WebhookDelivery>()("core/Web
             Webhook.standardSignature(event.webhook_secret!, event.id, timestamp, event.body)
           ])
         )
+        // Credentials in the URL go as Basic auth, so no error, log or trace ever holds them.
+        const target = UrlCredentials.split(event.webhook_url)
         const sent = yield* client.execute(
-          HttpClientRequest.post(event.webhook_url).pipe(
+          HttpClientRequest.post(target.url).pipe(
             HttpClientRequest.setHeaders({
+              ...(target.authorization === undefined ? {} : { authorization: target.authorization }),
               [Webhook.SIGNATURE_HEADER]: signature,
               [Webhook.ID_HEADER]: event.id,
               [Webhook.EVENT_HEADER]: event.type,

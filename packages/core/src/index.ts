@@ -50,6 +50,8 @@ export * as Settings from "./Settings.js"
 export * as TimedCache from "./TimedCache.js"
 /** Random identifiers and secrets. */
 export * as Tokens from "./Tokens.js"
+/** Credentials in URLs kept out of logs, errors and traces. */
+export * as UrlCredentials from "./UrlCredentials.js"
 /** Dashboard users: registration, verification, sign-in, passwords. */
 export * as Users from "./Users.js"
 /** Wallets and the ledger. */
