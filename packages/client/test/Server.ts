@@ -75,8 +75,8 @@ export interface TestServer {
   readonly mainBalance: (accountId: Account.AccountId) => Promise<bigint>
   /** The ledger entries of an account's main wallet caused by orders (debits and refunds). */
   readonly orderEntries: (accountId: Account.AccountId) => Promise<ReadonlyArray<Ledger.LedgerEntry>>
-  /** Points the account's webhooks at `url`; returns the account's webhook secret. */
-  readonly setWebhook: (accountId: Account.AccountId, url: string) => Promise<string>
+  /** Points the account's webhooks at `url`. */
+  readonly setWebhook: (accountId: Account.AccountId, url: string) => Promise<void>
   /** Revokes every key of the account. */
   readonly revokeKeys: (accountId: Account.AccountId) => Promise<void>
   /** Funds the main wallet with `amount` pesewas. */
@@ -175,10 +175,7 @@ export const startServer = async (target: Target, extra: Record<string, string> 
       ),
     setWebhook: (accountId, url) =>
       runAdmin((client) =>
-        Effect.map(
-          client.accounts.update({ path: { account_id: accountId }, payload: { webhook_url: url } }),
-          (detail) => detail.webhook_secret!
-        )
+        Effect.asVoid(client.accounts.update({ path: { account_id: accountId }, payload: { webhook_url: url } }))
       ),
     revokeKeys: (accountId) =>
       runAdmin((client) =>

@@ -28,7 +28,7 @@ import {
   UpdateNetworkPayload
 } from "./Catalog.js"
 import { Delivery, DeliveryNotFound, ListDeliveriesParams } from "./DeliveryLog.js"
-import { BodyLimit, CarriesSecret, OwnersOnly } from "./EndpointPolicy.js"
+import { BodyLimit, CarriesSecret, OwnersOnly, RateLimitScopes } from "./EndpointPolicy.js"
 import { IdempotencyHeaders } from "./Idempotency.js"
 import { integerParam, IntegerText } from "./Identifier.js"
 import { AuditReport, LedgerEntry } from "./Ledger.js"
@@ -537,8 +537,10 @@ export class AdminApi extends HttpApi.make("admin")
   .addError(Forbidden)
   .pipe(withRequestErrors)
   .prefix(ADMIN_PREFIX)
-  // Catalogue imports are large; nothing here is rate limited but failed authentications.
+  // Catalogue imports are large. The operator's own credentials are never rate limited; a
+  // request without them (anonymous, or refused) counts per client address, as the public API's do.
   .annotate(BodyLimit, 1024 * 1024)
+  .annotate(RateLimitScopes, ["all"])
   .annotate(OpenApi.Title, "Data Bundle Reseller Admin API")
   .annotate(OpenApi.Version, "1")
 {}

@@ -163,15 +163,16 @@ const single = (options: ServeOptions, quiet: boolean) =>
     const { host, metricsPort, port, tls } = yield* settings(options)
     const traced = yield* Tracing.enabled
     const runtime = yield* Effect.runtime<never>()
-    const server = NodeServer.make(tls, (refusal) =>
-      Runtime.runFork(runtime)(Effect.logInfo("request").pipe(Effect.annotateLogs({ ...refusal }))))
+    const server = NodeServer.make(
+      tls,
+      (refusal) => Runtime.runFork(runtime)(Effect.logInfo("request").pipe(Effect.annotateLogs({ ...refusal }))),
+      yield* ServerConfig.connectionLimits
+    )
     const requests = Drain.track(server)
     // Built last, so released first: requests in flight finish while the application and
     // the database are still there.
     const started = Layer.scopedDiscard(Effect.gen(function*() {
-      yield* Effect.addFinalizer(() =>
-        Drain.drain(server, requests, Duration.seconds(10))
-      )
+      yield* Effect.addFinalizer(() => Drain.drain(server, requests, Duration.seconds(10)))
       if (quiet) return
       if (Option.isSome(metricsPort)) {
         const metrics = yield* Metrics.Metrics
