@@ -73,12 +73,14 @@ const check = (text: string): Problem | undefined => {
       expectingKey = c === "{"
       i++
     } else if (c === "}" || c === "]") {
+      // (A value ended: what follows is a comma or another close, never a key.)
       stack.pop()
+      expectingKey = false
       i++
     } else if (c === ",") {
       const top = stack[stack.length - 1]
       if (top?.array) top.key = (top.key as number) + 1
-      else expectingKey = true
+      expectingKey = top !== undefined && !top.array
       i++
     } else if (c === ":") {
       expectingKey = false

@@ -55,7 +55,7 @@ const operatorsCreate = Command.make("create", {
     Options.withDescription("Read the password from stdin (else one is made and printed once)")
   ),
   role: roleOption.pipe(
-    Options.withDescription("owner: manages operators too; operator (the default): runs the business"),
+    Options.withDescription("owner: also manages operators; operator: runs the business"),
     Options.withDefault("operator" as const)
   )
 }, (options) =>

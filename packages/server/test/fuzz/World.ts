@@ -142,7 +142,7 @@ export const FINGERPRINT = `SELECT ${
     digest("mail_outbox", "t.id, t.attempts, t.next_attempt_at, t.sent_at", "t.id"),
     digest("webhook_events", "t.id, t.account_id, t.type, t.body", "t.id"),
     digest("users", "t.id, t.account_id, t.email, t.password_hash, t.email_verified_at", "t.id"),
-    digest("operators", "t.id, t.email, t.name, t.password_hash, t.disabled_at", "t.id"),
+    digest("operators", "t.id, t.email, t.name, t.password_hash, t.role, t.disabled_at", "t.id"),
     // A refused request writes no line of the action log.
     digest("operator_actions", "t.id, t.actor_kind, t.operator_id, t.action, t.target_kind, t.target_id", "t.id"),
     digest(
@@ -260,13 +260,16 @@ const signUp = (bundleId: number) =>
     } satisfies Holder
   })
 
-/** An operator, created with the admin token and signed in to the console. */
+/**
+ * An owner (every endpoint open to them, operators' management included), created with the
+ * admin token and signed in to the console.
+ */
 const signInOperator = Effect.gen(function*() {
   const email = `fuzz-operator-${Date.now().toString(36)}@example.com`
   const password = "fuzzing operator password"
   const created = yield* raw("POST", `${ADMIN}/operators`, {
     bearer: ADMIN_TOKEN,
-    body: { email, name: "Fuzz Operator", password }
+    body: { email, name: "Fuzz Operator", password, role: "owner" }
   })
   assert.strictEqual(created.status, 201, created.text)
   const signedIn = yield* raw("POST", `${CONSOLE}/session`, { body: { email, password } })
