@@ -2,7 +2,11 @@ import { assert, describe, it } from "@effect/vitest"
 import { Either } from "effect"
 import { parse } from "../src/JsonBody.js"
 
-const problem = (text: string) => Either.match(parse(text), { onLeft: (p) => p, onRight: () => undefined })
+const problem = (text: string) =>
+  Either.match(parse(text), {
+    onLeft: (p) => p._tag === "Invalid" ? p : assert.fail(p.message),
+    onRight: () => undefined
+  })
 
 describe("JsonBody", () => {
   it("refuses a member named twice in one object, however spelled, naming it", () => {

@@ -136,22 +136,19 @@ export class Operators extends Effect.Service<Operators>()("core/Operators", {
       from: { readonly address: string; readonly browser?: string }
     ) {
       const [found] = yield* orDie(sql<OperatorRow>`SELECT * FROM operators WHERE email = ${email}`)
-      const knownBrowser = found === undefined
-        ? Option.none<string>()
-        : yield* browsers.recognize(from.browser, { _tag: "Operator", id: found.id })
-      const slots = PasswordAttempts.signInSlots("console", email, {
-        address: from.address,
-        knownBrowser: Option.getOrUndefined(knownBrowser)
-      })
-      const row = yield* PasswordAttempts.attempt(
-        slots,
-        Effect.gen(function*() {
-          const valid = yield* Passwords.verify(password, found?.password_hash ?? (yield* decoy))
-          if (found === undefined || !valid || found.disabled_at !== null) {
-            return yield* new ApiError.Unauthorized({ message: "Wrong email address or password" })
-          }
-          return found
-        })
+      const row = yield* PasswordAttempts.signIn(
+        browsers,
+        "console",
+        email,
+        password,
+        from,
+        found === undefined ? undefined : {
+          principal: { _tag: "Operator", id: found.id },
+          passwordHash: found.password_hash,
+          usable: found.disabled_at === null,
+          value: found
+        },
+        decoy
       )
       const { hash, token } = newToken()
       const [session] = yield* orDie(sql<{ id: string | number; expires_at: Date }>`

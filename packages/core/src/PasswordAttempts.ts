@@ -11,7 +11,9 @@
  * guesses from elsewhere cannot lock its owner out.
  */
 import { ApiError } from "@databundle/contract"
-import { Effect, Exit } from "effect"
+import { Effect, Exit, Option } from "effect"
+import type { KnownBrowsers, Principal } from "./KnownBrowsers.js"
+import * as Passwords from "./Passwords.js"
 import { type Quota, RateLimiter } from "./RateLimiter.js"
 
 /** Sign-in failures allowed per minute for one email address from one client address (or one known browser). */
@@ -36,7 +38,7 @@ export interface Slot {
  * per email from a known browser when it comes from one, else per email and client address
  * and per email.
  */
-export const signInSlots = (
+const signInSlots = (
   area: "dashboard" | "console",
   email: string,
   from: { readonly address: string; readonly knownBrowser?: string | undefined }
@@ -101,5 +103,47 @@ export const attempt = <A, E, R>(
     return Effect.zipRight(
       take,
       Effect.onExit(judge, (exit) => Exit.isSuccess(exit) ? giveBack(slots) : Effect.void)
+    )
+  })
+
+/** Who signs in with an email address, as `signIn` checks them. */
+export interface Candidate<A> {
+  readonly principal: Principal
+  readonly passwordHash: string
+  /** False for one who may not sign in (a disabled operator): answered as a wrong password. */
+  readonly usable: boolean
+  readonly value: A
+}
+
+/**
+ * A sign-in's password check to `area`, counted as above: from a known browser of the
+ * candidate (`from.browser`, its cookie) per email and browser, else per email and address and
+ * per email. The candidate when the password is right; a 401 when it is wrong, nobody signs in
+ * with the email (`decoy`'s hash is checked then, so timing tells nothing) or the candidate
+ * may not sign in; a 429 past a limit.
+ */
+export const signIn = <A>(
+  browsers: KnownBrowsers,
+  area: "dashboard" | "console",
+  email: string,
+  password: string,
+  from: { readonly address: string; readonly browser?: string | undefined },
+  candidate: Candidate<A> | undefined,
+  decoy: Effect.Effect<string>
+) =>
+  Effect.gen(function*() {
+    const knownBrowser = candidate === undefined
+      ? Option.none<string>()
+      : yield* browsers.recognize(from.browser, candidate.principal)
+    const slots = signInSlots(area, email, { address: from.address, knownBrowser: Option.getOrUndefined(knownBrowser) })
+    return yield* attempt(
+      slots,
+      Effect.gen(function*() {
+        const valid = yield* Passwords.verify(password, candidate?.passwordHash ?? (yield* decoy))
+        if (candidate === undefined || !valid || !candidate.usable) {
+          return yield* new ApiError.Unauthorized({ message: "Wrong email address or password" })
+        }
+        return candidate.value
+      })
     )
   })

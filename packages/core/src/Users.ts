@@ -232,22 +232,16 @@ export class Users extends Effect.Service<Users>()("core/Users", {
     const signIn = Effect.fn("Users.signIn")(
       function*(email: string, password: string, from: { readonly address: string; readonly browser?: string }) {
         const user = yield* byEmail(email)
-        const knownBrowser = user === undefined
-          ? Option.none<string>()
-          : yield* browsers.recognize(from.browser, { _tag: "User", id: user.id })
-        const slots = PasswordAttempts.signInSlots("dashboard", email, {
-          address: from.address,
-          knownBrowser: Option.getOrUndefined(knownBrowser)
-        })
-        const signedIn = yield* PasswordAttempts.attempt(
-          slots,
-          Effect.gen(function*() {
-            const valid = yield* Passwords.verify(password, user?.password_hash ?? (yield* decoy))
-            if (user === undefined || !valid) {
-              return yield* new ApiError.Unauthorized({ message: "Wrong email address or password" })
-            }
-            return user
-          })
+        const signedIn = yield* PasswordAttempts.signIn(
+          browsers,
+          "dashboard",
+          email,
+          password,
+          from,
+          user === undefined
+            ? undefined
+            : { principal: { _tag: "User", id: user.id }, passwordHash: user.password_hash, usable: true, value: user },
+          decoy
         )
         if (signedIn.email_verified_at === null) {
           return yield* new User.EmailNotVerified({

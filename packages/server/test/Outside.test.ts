@@ -43,58 +43,68 @@ const flood = (response: http.ServerResponse, how: Flood) =>
     more()
   })
 
+/** An HTTP server on a free port of 127.0.0.1 for the scope: its URL (every connection cut at the end). */
+const listening = (handler: http.RequestListener) =>
+  Effect.map(
+    Effect.acquireRelease(
+      Effect.promise(async () => {
+        const server = http.createServer(handler)
+        await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+        return server
+      }),
+      (server) =>
+        Effect.promise(() =>
+          new Promise<void>((resolve) => {
+            server.closeAllConnections()
+            server.close(() => resolve())
+          })
+        )
+    ),
+    (server) => `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`
+  )
+
 const json = (response: http.ServerResponse, body: unknown) =>
   response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(body))
 
 /** A fake upstream of this API: one network whose bundles are priced as given; orders answered by `flood`. */
 const fakeUpstream = (prices: ReadonlyArray<number>, how: Flood) =>
-  Effect.acquireRelease(
-    Effect.promise(async () => {
-      const references: Array<string> = []
-      const written: Array<number> = []
-      const server = http.createServer((request, response) => {
-        let body = ""
-        request.on("data", (chunk) => (body += chunk))
-        request.on("end", () => {
-          if (request.url === "/api/v1/networks") {
-            return json(response, {
-              success: true,
-              networks: [{ id: 1, name: "MTN", slug: "mtn", color: "#FFCC00", delivery: "instant", bundles_count: 4 }]
-            })
-          }
-          if (request.url === "/api/v1/networks/1/bundles") {
-            return json(response, {
-              success: true,
-              network: "MTN",
-              bundles: prices.map((price, i) => ({
-                id: i + 1,
-                size: `${i + 1}GB`,
-                name: `MTN ${i + 1}GB`,
-                price,
-                badge: "",
-                is_active: true
-              }))
-            })
-          }
-          if (request.url?.startsWith("/api/v1/orders")) {
-            if (request.method === "POST") references.push(JSON.parse(body).reference)
-            void flood(response, how).then((bytes) => written.push(bytes))
-            return
-          }
-          response.writeHead(404, { "content-type": "application/json" }).end("{\"success\":false,\"message\":\"no\"}")
-        })
+  Effect.gen(function*() {
+    const references: Array<string> = []
+    const written: Array<number> = []
+    const url = yield* listening((request, response) => {
+      let body = ""
+      request.on("data", (chunk) => (body += chunk))
+      request.on("end", () => {
+        if (request.url === "/api/v1/networks") {
+          return json(response, {
+            success: true,
+            networks: [{ id: 1, name: "MTN", slug: "mtn", color: "#FFCC00", delivery: "instant", bundles_count: 4 }]
+          })
+        }
+        if (request.url === "/api/v1/networks/1/bundles") {
+          return json(response, {
+            success: true,
+            network: "MTN",
+            bundles: prices.map((price, i) => ({
+              id: i + 1,
+              size: `${i + 1}GB`,
+              name: `MTN ${i + 1}GB`,
+              price,
+              badge: "",
+              is_active: true
+            }))
+          })
+        }
+        if (request.url?.startsWith("/api/v1/orders")) {
+          if (request.method === "POST") references.push(JSON.parse(body).reference)
+          void flood(response, how).then((bytes) => written.push(bytes))
+          return
+        }
+        response.writeHead(404, { "content-type": "application/json" }).end("{\"success\":false,\"message\":\"no\"}")
       })
-      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-      return { url: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`, references, written, server }
-    }),
-    ({ server }) =>
-      Effect.promise(() =>
-        new Promise<void>((resolve) => {
-          server.closeAllConnections()
-          server.close(() => resolve())
-        })
-      )
-  )
+    })
+    return { url, references, written }
+  })
 
 const admin = (method: "GET" | "POST", path: string, body?: unknown) =>
   raw(method, `/admin/v1${path}`, { bearer: ADMIN_TOKEN, body })
@@ -172,31 +182,18 @@ for (const target of targets) {
       () =>
         Effect.gen(function*() {
           const written: Array<number> = []
-          const gateway = yield* Effect.acquireRelease(
-            Effect.promise(async () => {
-              // Paystack has never seen the payment; its charge is answered with 400 MB.
-              const server = http.createServer((request, response) => {
-                if (request.url?.startsWith("/transaction/verify/")) {
-                  return response.writeHead(400, { "content-type": "application/json" })
-                    .end("{\"status\":false,\"message\":\"Transaction reference not found\"}")
-                }
-                void flood(response, "streamed").then((n) => written.push(n))
-              })
-              await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-              return { server, url: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}` }
-            }),
-            ({ server }) =>
-              Effect.promise(() =>
-                new Promise<void>((resolve) => {
-                  server.closeAllConnections()
-                  server.close(() => resolve())
-                })
-              )
-          )
+          // Paystack has never seen the payment; its charge is answered with 400 MB.
+          const gateway = yield* listening((request, response) => {
+            if (request.url?.startsWith("/transaction/verify/")) {
+              return response.writeHead(400, { "content-type": "application/json" })
+                .end("{\"status\":false,\"message\":\"Transaction reference not found\"}")
+            }
+            void flood(response, "streamed").then((n) => written.push(n))
+          })
           const server = yield* Layer.build(serverLayer(target, {
             BUNDLES_PAYMENTS_PROVIDER: "paystack",
             BUNDLES_PAYSTACK_SECRET_KEY: "sk_test_flooded",
-            BUNDLES_PAYSTACK_BASE_URL: gateway.url
+            BUNDLES_PAYSTACK_BASE_URL: gateway
           }))
           yield* Effect.gen(function*() {
             const prefix = DashboardApi.DASHBOARD_PREFIX
