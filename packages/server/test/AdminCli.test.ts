@@ -348,6 +348,9 @@ for (const target of targets) {
           const pending = succeeded(yield* admin("payments", "list", "--status", "pending", "--json"))
           const numbers = JSON.parse(pending.stdout).payments.map((p: { payment_number: string }) => p.payment_number)
           assert.includeMembers(numbers, [first, second])
+          // Nothing was reversed after its credit (Paystack.test.ts reverses one).
+          const reversed = JSON.parse(succeeded(yield* admin("payments", "list", "--reversed", "--json")).stdout)
+          assert.deepStrictEqual(reversed.payments, [])
 
           const approved = succeeded(yield* admin("payments", "approve", first))
           assert.include(approved.stdout, "GHS 75.00 credited")

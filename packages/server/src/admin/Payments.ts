@@ -21,10 +21,12 @@ const paymentText = (payment: Payment.AdminPayment, s: Output.Style) =>
     ["payer", orNone(payment.payer_number)],
     ["note", orNone(payment.note)],
     ["failure", orNone(payment.failure_reason)],
-    ...(payment.reversed_at === null ? [] : [[
-      "reversed",
-      `${date(payment.reversed_at)}: ${payment.reversal_reason ?? "no reason given"} (the wallet is still credited)`
-    ] as const]),
+    ...(payment.reversed_at === null ? [] : [
+      [
+        "reversed",
+        `${date(payment.reversed_at)}: ${payment.reversal_reason ?? "no reason given"} (the wallet is still credited)`
+      ] as const
+    ]),
     ["created", date(payment.created_at)],
     ["settled", payment.settled_at === null ? "no" : date(payment.settled_at)]
   ], "")
