@@ -446,11 +446,9 @@ interface DueEvent {
 
 /** Why an attempt failed, in a line fit for `last_error` and the log. */
 const reason = (error: unknown): string =>
-  UrlCredentials.hide(
-    error instanceof Error || (typeof error === "object" && error !== null && "message" in error)
-      ? String((error as { message: unknown }).message)
-      : String(error)
-  ).slice(0, 500)
+  (error instanceof Error || (typeof error === "object" && error !== null && "message" in error)
+    ? String((error as { message: unknown }).message)
+    : String(error)).slice(0, 500)
 
 /** Delivers queued events; several processes can run it against one database. */
 export class WebhookDelivery extends Effect.Service<WebhookDelivery>()("core/WebhookDelivery", {
