@@ -131,9 +131,9 @@ describe("the client examples against a demo server", () => {
   it("client-webhook-receiver: acts on the server's signed events once, refuses forged ones", async () => {
     const events: Array<WebhookEvent> = []
     const refused: Array<string> = []
-    const { webhook_secret: secret } = await admin("PATCH", `/accounts/${account.id}`, {
-      webhook_url: "http://127.0.0.1:1/placeholder"
-    })
+    // The signing secret is the account's to read, with its own key.
+    const client = createClient({ apiKey: account.key, baseUrl })
+    const { secret } = await client.webhooks.settings()
     const receiver = makeReceiver({ secret, onEvent: (e) => void events.push(e), onRefused: (r) => refused.push(r) })
     await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve))
     const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/webhooks`

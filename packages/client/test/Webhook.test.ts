@@ -163,8 +163,11 @@ for (const target of targets) {
     })
 
     it("verifies the server's signed wallet.funded event with the account's secret, and only with it", async () => {
-      const { id } = await server.account()
-      const accountSecret = await server.setWebhook(id, receiver.url)
+      const { id, key } = await server.account()
+      await server.setWebhook(id, receiver.url)
+      // The secret is its account's to read (the operator sees only its start).
+      const settings = await fetch(`${server.baseUrl}/webhooks`, { headers: { "x-api-key": key } })
+      const accountSecret: string = ((await settings.json()) as { webhook: { secret: string } }).webhook.secret
       await server.fund(id, 1_050n)
       // Deliveries run on the server's worker, every 0.2 s here; give a loaded machine time.
       for (let i = 0; i < 300 && receiver.deliveries.length === 0; i++) {

@@ -28,7 +28,7 @@ import {
   UpdateNetworkPayload
 } from "./Catalog.js"
 import { Delivery, DeliveryNotFound, ListDeliveriesParams } from "./DeliveryLog.js"
-import { BodyLimit, CarriesSecret } from "./EndpointPolicy.js"
+import { BodyLimit, CarriesSecret, OwnersOnly, RateLimitScopes } from "./EndpointPolicy.js"
 import { IdempotencyHeaders } from "./Idempotency.js"
 import { integerParam, IntegerText } from "./Identifier.js"
 import { AuditReport, LedgerEntry } from "./Ledger.js"
@@ -41,7 +41,8 @@ import {
   OperatorId,
   OperatorNotFound,
   OperatorSummary,
-  ResetOperatorPasswordPayload
+  ResetOperatorPasswordPayload,
+  UpdateOperatorPayload
 } from "./Operator.js"
 import { ListActionsParams, OperatorAction } from "./OperatorAction.js"
 import { AdminOrder, OrderNotFound, OrderStatus, Reference, ResolveOrderPayload } from "./Order.js"
@@ -290,7 +291,10 @@ export class PaymentsAdminGroup extends HttpApiGroup.make("paymentsAdmin")
       .setUrlParams(Schema.Struct({
         ...ListPaymentsParams.fields,
         per_page: params(ADMIN_PAYMENTS).per_page,
-        account_id: Schema.optional(IntegerText.pipe(Schema.compose(AccountId)))
+        account_id: Schema.optional(IntegerText.pipe(Schema.compose(AccountId))),
+        reversed: Schema.optional(Schema.Literal("true")).annotations({
+          description: "Only payments the gateway reversed after the wallet was credited (for the operator to settle)"
+        })
       }))
       .addSuccess(AdminPaymentsPage)
   )
@@ -352,7 +356,10 @@ export const OperatorResponse = Schema.Struct({ success: Succeeded, operator: Op
 
 const OperatorPath = Schema.Struct({ operator_id: IntegerText.pipe(Schema.compose(OperatorId)) })
 
-/** The operators who sign in to the console. */
+/**
+ * The operators who sign in to the console. Every operator sees the list; only the admin
+ * token and owners manage operators (`OwnersOnly`: an operator's session gets a 403).
+ */
 export class OperatorsGroup extends HttpApiGroup.make("operators")
   .add(HttpApiEndpoint.get("list", "/operators").addSuccess(OperatorsResponse))
   .add(
@@ -360,7 +367,20 @@ export class OperatorsGroup extends HttpApiGroup.make("operators")
       .setPayload(CreateOperatorPayload)
       .addSuccess(OperatorResponse, { status: 201 })
       .addError(Conflict)
-      .annotate(OpenApi.Summary, "Create an operator who signs in to the console with this password (409: email taken)")
+      .annotate(OwnersOnly, true)
+      .annotate(
+        OpenApi.Summary,
+        "Create an operator (role operator unless owner) who signs in to the console with this password (409: email taken)"
+      )
+  )
+  .add(
+    HttpApiEndpoint.patch("update", "/operators/:operator_id")
+      .setPath(OperatorPath)
+      .setPayload(UpdateOperatorPayload)
+      .addSuccess(OperatorResponse)
+      .addError(OperatorNotFound)
+      .annotate(OwnersOnly, true)
+      .annotate(OpenApi.Summary, "Set an operator's role: owner or operator")
   )
   .add(
     HttpApiEndpoint.post("disable", "/operators/:operator_id/disable")
@@ -368,6 +388,7 @@ export class OperatorsGroup extends HttpApiGroup.make("operators")
       .addSuccess(OperatorResponse)
       .addError(OperatorNotFound)
       .addError(Conflict)
+      .annotate(OwnersOnly, true)
       .annotate(
         OpenApi.Summary,
         "Disable an operator: ends their sessions, refuses their sign-in (409: an operator's own session cannot)"
@@ -379,6 +400,7 @@ export class OperatorsGroup extends HttpApiGroup.make("operators")
       .setPayload(ResetOperatorPasswordPayload)
       .addSuccess(OperatorResponse)
       .addError(OperatorNotFound)
+      .annotate(OwnersOnly, true)
       .annotate(OpenApi.Summary, "Set an operator's password (they forgot it): ends every session of theirs")
   )
 {}
@@ -503,8 +525,10 @@ export class AdminApi extends HttpApi.make("admin")
   .addError(Forbidden)
   .pipe(withRequestErrors)
   .prefix(ADMIN_PREFIX)
-  // Catalogue imports are large; nothing here is rate limited but failed authentications.
+  // Catalogue imports are large. The operator's own credentials are never rate limited; a
+  // request without them (anonymous, or refused) counts per client address, as the public API's do.
   .annotate(BodyLimit, 1024 * 1024)
+  .annotate(RateLimitScopes, ["all"])
   .annotate(OpenApi.Title, "Data Bundle Reseller Admin API")
   .annotate(OpenApi.Version, "1")
 {}

@@ -65,13 +65,18 @@ export const NewApiKey = Schema.Struct({
 export type NewApiKey = typeof NewApiKey.Type
 
 /**
- * An account with everything the operator may need: its summary, webhook secret and keys.
- * It lives with the keys because this module already builds on `Account` (never the other
- * way round).
+ * An account with everything the operator may need: its summary, the start of its webhook
+ * secret and its keys. The secret itself is never shown to the operator (the account holder
+ * reads it, `GET /api/v1/webhooks` or the dashboard), as a key is never shown after its
+ * creation. It lives with the keys because this module already builds on `Account` (never the
+ * other way round).
  */
 export const AccountDetail = Schema.Struct({
   ...AccountSummary.fields,
-  webhook_secret: Schema.NullOr(Schema.String).annotations({ description: "Signs webhook deliveries" }),
+  webhook_secret_prefix: Schema.NullOr(Schema.String).annotations({
+    description: "The start of the secret that signs webhook deliveries (whsec_ and 4 characters), to tell " +
+      "secrets apart; the secret itself only its account reads"
+  }),
   keys: Schema.Array(ApiKeyView),
   holder: Schema.NullOr(AccountHolder).annotations({
     description: "The dashboard user who registered the account; null for one the operator made"

@@ -7,6 +7,8 @@
  *   (`5.50`, `12`, never `5.5000000000000001` or `1e0`), because the API's numbers are ids,
  *   counts and amounts of cedis, and an amount is read from its text, not from a float.
  * - Strings hold well-formed Unicode: an escaped lone surrogate (`"\ud800"`) is refused.
+ * - An object names each member once: `{"amount": 1, "amount": 1000}` is refused, since
+ *   parsers disagree on which one counts and a body must have one meaning.
  *
  * A body that is not UTF-8, not JSON or nested too deep is a 400; JSON that breaks a rule
  * about numbers or strings is a 422 naming the field, as any other invalid field is.
@@ -40,6 +42,8 @@ interface Frame {
   readonly array: boolean
   /** The current member's key (objects) or index (arrays). */
   key: string | number
+  /** The keys an object has named so far. */
+  readonly keys: Set<string> | undefined
 }
 
 const fieldOf = (stack: ReadonlyArray<Frame>): string => {
@@ -65,16 +69,18 @@ const check = (text: string): Problem | undefined => {
       if (stack.length === MAX_DEPTH) {
         return { _tag: "Malformed", message: `JSON nested deeper than ${MAX_DEPTH} levels` }
       }
-      stack.push({ array: c === "[", key: c === "[" ? 0 : "" })
+      stack.push({ array: c === "[", key: c === "[" ? 0 : "", keys: c === "[" ? undefined : new Set() })
       expectingKey = c === "{"
       i++
     } else if (c === "}" || c === "]") {
+      // (A value ended: what follows is a comma or another close, never a key.)
       stack.pop()
+      expectingKey = false
       i++
     } else if (c === ",") {
       const top = stack[stack.length - 1]
       if (top?.array) top.key = (top.key as number) + 1
-      else expectingKey = true
+      expectingKey = top !== undefined && !top.array
       i++
     } else if (c === ":") {
       expectingKey = false
@@ -91,8 +97,12 @@ const check = (text: string): Problem | undefined => {
       }
       const token = text.slice(i, end + 1)
       const value = escaped ? JSON.parse(token) as string : token.slice(1, -1)
-      if (expectingKey) stack[stack.length - 1]!.key = value
-      else if (escaped && LONE_SURROGATE.test(value)) {
+      if (expectingKey) {
+        const top = stack[stack.length - 1]!
+        top.key = value
+        if (top.keys!.has(value)) return { _tag: "Invalid", field: fieldOf(stack), message: "is given more than once" }
+        top.keys!.add(value)
+      } else if (escaped && LONE_SURROGATE.test(value)) {
         return { _tag: "Invalid", field: fieldOf(stack), message: "must be well-formed Unicode text" }
       }
       i = end + 1

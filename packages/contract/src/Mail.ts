@@ -1,9 +1,9 @@
 /**
  * Email the server sends to dashboard users (verification and password reset links). Every
- * message is written to the outbox table, where the operator reads it
- * (`GET /admin/v1/emails`, `bundles-server admin emails`), and handed to the configured
- * transport. A link's secret travels in its fragment (`#token=...`), which browsers never send
- * to a server, so no request log ever holds it.
+ * message is written to the outbox table, where the operator reads it with every link's
+ * one-time token hidden (`GET /admin/v1/emails`, `bundles-server admin emails`), and handed to
+ * the configured transport. A link's secret travels in its fragment (`#/...?token=...`), which
+ * browsers never send to a server, so no request log ever holds it.
  */
 import { HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
@@ -34,8 +34,10 @@ export const OutboxMail = Schema.Struct({
   to: Schema.String,
   kind: MailKind,
   subject: Schema.String,
-  body: Schema.String,
-  link: Schema.NullOr(Schema.String).annotations({ description: "The link the email carries, if any" }),
+  body: Schema.String.annotations({ description: "The text sent, every link's token shown as [hidden]" }),
+  link: Schema.NullOr(Schema.String).annotations({
+    description: "The link the email carries, if any, its one-time token shown as [hidden]"
+  }),
   status: MailStatus,
   attempts: Schema.Int.annotations({ description: "How many times the sender tried to deliver it" }),
   last_error: Schema.NullOr(Schema.String).annotations({ description: "Why the last attempt failed, if it did" }),

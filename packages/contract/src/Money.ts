@@ -8,8 +8,18 @@
  */
 import { Either, ParseResult, Schema } from "effect"
 
-/** Largest amount accepted on input: one billion cedis, far above any wallet, well inside exact doubles. */
+/**
+ * The largest amount a request may carry, one billion cedis, far above any wallet: a price, a
+ * funding, an adjustment. It is also the most that funding or an adjustment may take a
+ * wallet to; only money owed back (a refund, a payment received) may take one past it.
+ */
 export const MAX_PESEWAS = 100_000_000_000n
+
+/**
+ * The largest amount an answer may carry: ten trillion cedis, 15 significant digits, which a
+ * JSON number (a double) holds exactly. Balances past `MAX_PESEWAS` stay far below it.
+ */
+export const MAX_ANSWER_PESEWAS = 1_000_000_000_000_000n
 
 const decimal = /^(-?)(\d+)(?:\.(\d{1,2}))?$/
 
@@ -21,7 +31,7 @@ export const parseCedis = (text: string): Either.Either<bigint, string> => {
   }
   const [, sign, whole, fraction = ""] = match
   const pesewas = BigInt(whole!) * 100n + BigInt(fraction.padEnd(2, "0"))
-  if (pesewas > MAX_PESEWAS) {
+  if (pesewas > MAX_ANSWER_PESEWAS) {
     return Either.left("is too large")
   }
   return Either.right(sign === "-" ? -pesewas : pesewas)
@@ -39,8 +49,9 @@ export const formatCedis = (pesewas: bigint): string => {
 export const formatGhs = (pesewas: bigint): string => `GHS ${formatCedis(pesewas)}`
 
 /**
- * A JSON number of cedis, decoded to `bigint` pesewas. Rejects non-finite numbers, more
- * than two decimals and amounts past `MAX_PESEWAS`.
+ * A JSON number of cedis, decoded to `bigint` pesewas, as answers carry it (balances, prices,
+ * amounts paid). Rejects non-finite numbers, more than two decimals and amounts past
+ * `MAX_ANSWER_PESEWAS`. Requests carry an `Amount`.
  */
 export const Cedis: Schema.Schema<bigint, number> = Schema.transformOrFail(
   Schema.Number,
@@ -60,7 +71,19 @@ export const Cedis: Schema.Schema<bigint, number> = Schema.transformOrFail(
   jsonSchema: { type: "number", multipleOf: 0.01 }
 })
 
-/** A positive amount of cedis, as accepted when funding a wallet. */
-export const PositiveCedis: Schema.Schema<bigint, number> = Cedis.pipe(
-  Schema.filter((pesewas) => pesewas > 0n || "must be greater than 0")
+const MAX_CEDIS = Number(MAX_PESEWAS / 100n)
+
+/** An amount of cedis a request may carry: at most `MAX_PESEWAS` either way. */
+export const Amount: Schema.Schema<bigint, number> = Cedis.pipe(
+  Schema.filter(
+    (pesewas) => (pesewas <= MAX_PESEWAS && pesewas >= -MAX_PESEWAS) || `must be at most ${MAX_CEDIS} cedis`,
+    {
+      jsonSchema: { maximum: MAX_CEDIS, minimum: -MAX_CEDIS }
+    }
+  )
+)
+
+/** A positive amount of cedis a request may carry (a price, a funding): at most `MAX_PESEWAS`. */
+export const PositiveCedis: Schema.Schema<bigint, number> = Amount.pipe(
+  Schema.filter((pesewas) => pesewas > 0n || "must be greater than 0", { jsonSchema: { exclusiveMinimum: 0 } })
 )

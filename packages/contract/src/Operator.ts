@@ -16,6 +16,21 @@ import { Email, Password } from "./User.js"
 /** The cookie that carries an operator's session token. */
 export const OPERATOR_COOKIE = "bundles_operator"
 
+/**
+ * The cookie of a browser an operator signed in with before (sent to the console's sign-in
+ * only): sign-in from it is counted per browser, so guesses from elsewhere cannot lock them out.
+ */
+export const OPERATOR_BROWSER_COOKIE = "bundles_operator_browser"
+
+/**
+ * What an operator may do: an `owner` manages operators (creates, disables, sets passwords
+ * and roles) and runs the business; an `operator` runs the business and manages no operator.
+ */
+export const OperatorRole = Schema.Literal("owner", "operator")
+
+/** The type of `OperatorRole`. */
+export type OperatorRole = typeof OperatorRole.Type
+
 /** An operator's identifier. */
 export const OperatorId = Schema.Int.pipe(Schema.between(1, MAX_ID), Schema.brand("OperatorId"))
 
@@ -27,6 +42,7 @@ export const OperatorView = Schema.Struct({
   id: OperatorId,
   email: Schema.String,
   name: Schema.String,
+  role: OperatorRole,
   created_at: Schema.Date
 }).annotations({ identifier: "OperatorView" })
 
@@ -46,11 +62,20 @@ export type OperatorSummary = typeof OperatorSummary.Type
 export const CreateOperatorPayload = Schema.Struct({
   email: Email,
   name: text(100),
-  password: Password
+  password: Password,
+  role: Schema.optional(OperatorRole).annotations({ description: "operator (the default) or owner" })
 }).annotations({ identifier: "CreateOperatorPayload", parseOptions: { errors: "all" } })
 
 /** The type of `CreateOperatorPayload`. */
 export type CreateOperatorPayload = typeof CreateOperatorPayload.Type
+
+/** The body of PATCH /admin/v1/operators/:operator_id: the operator's role. */
+export const UpdateOperatorPayload = Schema.Struct({
+  role: OperatorRole
+}).annotations({ identifier: "UpdateOperatorPayload", parseOptions: { errors: "all" } })
+
+/** The type of `UpdateOperatorPayload`. */
+export type UpdateOperatorPayload = typeof UpdateOperatorPayload.Type
 
 /** The body of POST /admin/v1/operators/:operator_id/password: the operator's new password. */
 export const ResetOperatorPasswordPayload = Schema.Struct({

@@ -33,6 +33,7 @@ export const ACTIONS = [
   "webhook.resend",
   "operator.create",
   "operator.disable",
+  "operator.role",
   "operator.password_reset",
   "operator.password_change",
   "email.requeue"

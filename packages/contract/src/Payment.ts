@@ -7,7 +7,7 @@ import { HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
 import { AccountId } from "./Account.js"
 import { extensions, Failed } from "./ApiError.js"
-import { Cedis } from "./Money.js"
+import { Amount, Cedis } from "./Money.js"
 import { ACCOUNT_LISTS, DateBound, params } from "./Page.js"
 import { MobileNumber } from "./Phone.js"
 import { text } from "./Text.js"
@@ -47,7 +47,7 @@ export const MIN_PAYMENT_PESEWAS = 100n
 export const MAX_PAYMENT_PESEWAS = 1_000_000n
 
 /** A payment's amount in cedis: from 1 to 10,000. */
-export const PaymentAmount = Cedis.pipe(
+export const PaymentAmount = Amount.pipe(
   Schema.filter((pesewas) =>
     (pesewas >= MIN_PAYMENT_PESEWAS && pesewas <= MAX_PAYMENT_PESEWAS) || "must be from 1 to 10000 cedis"
   )
@@ -98,7 +98,12 @@ export type Payment = typeof Payment.Type
 export const AdminPayment = Schema.Struct({
   ...Payment.fields,
   account_id: AccountId,
-  account_name: Schema.String.annotations({ description: "The account's name, as the operator knows the holder" })
+  account_name: Schema.String.annotations({ description: "The account's name, as the operator knows the holder" }),
+  reversed_at: Schema.NullOr(Schema.Date).annotations({
+    description: "When the gateway reported this successful payment reversed (the money went back to the payer); " +
+      "the wallet stays credited until the operator adjusts it"
+  }),
+  reversal_reason: Schema.NullOr(Schema.String)
 }).annotations({
   identifier: "AdminPayment"
 })

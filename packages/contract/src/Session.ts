@@ -13,6 +13,13 @@ import type { UserId } from "./User.js"
 /** The cookie that carries the session token. */
 export const SESSION_COOKIE = "bundles_session"
 
+/**
+ * The cookie of a browser the user signed in with before, or reset the password from (sent to
+ * the sign-in only): sign-in from it is counted per browser, so guesses from elsewhere cannot
+ * lock its owner out.
+ */
+export const BROWSER_COOKIE = "bundles_browser"
+
 /** The request header that carries the CSRF token on POST, PUT, PATCH and DELETE. */
 export const CSRF_HEADER = "x-csrf-token"
 

@@ -67,9 +67,12 @@ export const CatalogSyncPayload = Schema.Struct({
   dry_run: Schema.optionalWith(Schema.Boolean, { default: () => false })
 })
 
-/** One change of a sync. */
+/**
+ * One change of a sync. `refuse`: an upstream bundle not synced, because its price there is
+ * at or below zero or would pass the most a price may be here.
+ */
 export const CatalogChange = Schema.Struct({
-  change: Schema.Literal("create", "update", "deactivate", "activate", "map", "unmap"),
+  change: Schema.Literal("create", "update", "deactivate", "activate", "map", "unmap", "refuse"),
   kind: Schema.Literal("network", "bundle"),
   key: Schema.String,
   detail: Schema.String

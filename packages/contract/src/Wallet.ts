@@ -5,7 +5,7 @@ import { HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
 import { extensions, Failed } from "./ApiError.js"
 import { modeOrLive } from "./Mode.js"
-import { Cedis, PositiveCedis } from "./Money.js"
+import { Amount, Cedis, PositiveCedis } from "./Money.js"
 import { text } from "./Text.js"
 
 /** The three wallets of an account; orders are paid from `main`. */
@@ -43,7 +43,7 @@ export const FundWalletPayload = Schema.Struct({
 
 /** The body of POST /accounts/{account_id}/wallet/adjust: a signed correction with its reason. */
 export const AdjustWalletPayload = Schema.Struct({
-  amount: Cedis.pipe(Schema.filter((pesewas) => pesewas !== 0n || "must not be 0")),
+  amount: Amount.pipe(Schema.filter((pesewas) => pesewas !== 0n || "must not be 0")),
   wallet: Schema.optional(WalletKind).annotations({ description: "Default main" }),
   note: text(500).annotations({ message: () => "is required for an adjustment: 1 to 500 characters of text" }),
   mode: modeOrLive("`test` corrects the account's test wallet; default `live`")

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Either, Schema } from "effect"
-import { Cedis, formatCedis, formatGhs, parseCedis, PositiveCedis } from "../src/Money.js"
+import { Amount, Cedis, formatCedis, formatGhs, parseCedis, PositiveCedis } from "../src/Money.js"
 
 const decode = Schema.decodeUnknownEither(Cedis)
 const encode = Schema.encodeSync(Cedis)
@@ -18,10 +18,24 @@ describe("Money", () => {
   })
 
   it("refuses more than two decimals, non-finite numbers and absurd amounts", () => {
-    for (const bad of [1.234, 0.001, Number.NaN, Number.POSITIVE_INFINITY, 1e21, 2_000_000_000]) {
+    for (const bad of [1.234, 0.001, Number.NaN, Number.POSITIVE_INFINITY, 1e21, 20_000_000_000_000]) {
       assert.isTrue(Either.isLeft(decode(bad)), String(bad))
     }
     assert.isTrue(Either.isLeft(decode("5.50")))
+  })
+
+  it("reads every amount an answer may carry exactly; a request's amounts stop at one billion cedis", () => {
+    // A balance past a billion (a refund may take one there) reads back exactly, to the pesewa.
+    assert.deepStrictEqual(decode(1_000_000_000.01), Either.right(100_000_000_001n))
+    assert.deepStrictEqual(decode(9_999_999_999_999.99), Either.right(999_999_999_999_999n))
+    assert.strictEqual(encode(999_999_999_999_999n), 9_999_999_999_999.99)
+    const amount = Schema.decodeUnknownEither(Amount)
+    assert.deepStrictEqual(amount(1_000_000_000), Either.right(100_000_000_000n))
+    assert.deepStrictEqual(amount(-1_000_000_000), Either.right(-100_000_000_000n))
+    for (const bad of [1_000_000_000.01, -1_000_000_000.01, 2_000_000_000]) {
+      assert.isTrue(Either.isLeft(amount(bad)), String(bad))
+      assert.isTrue(Either.isLeft(Schema.decodeUnknownEither(PositiveCedis)(bad)), String(bad))
+    }
   })
 
   it("encodes pesewas to the number with the same decimal text", () => {

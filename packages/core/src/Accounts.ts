@@ -30,7 +30,7 @@ type AccountRow = typeof AccountRow.Type
 
 /** An account with everything the operator may need (`ApiKey.AccountDetail` in the contract). */
 export interface AccountDetail extends Account.AccountSummary {
-  readonly webhook_secret: string | null
+  readonly webhook_secret_prefix: string | null
   readonly keys: ReadonlyArray<ApiKey.ApiKeyView>
   readonly holder: typeof Account.AccountHolder.Type | null
 }
@@ -156,7 +156,7 @@ export class Accounts extends Effect.Service<Accounts>()("core/Accounts", {
       return { accounts: rows.map(toSummary), pagination: Page.pagination(page, Number(count!.total)) }
     })
 
-    /** Everything about one account: balances, overrides, webhook settings, keys, its holder. */
+    /** Everything about one account: balances, overrides, webhook settings (not the secret), keys, its holder. */
     const show = Effect.fn("Accounts.show")(function*(id: Account.AccountId) {
       const [row] = yield* orDie(select(sql.and([sql`a.id = ${id}`, sql`a.mode = 'live'`])))
       if (row === undefined) return yield* notFound(id)
@@ -168,7 +168,7 @@ export class Accounts extends Effect.Service<Accounts>()("core/Accounts", {
       )
       const detail: AccountDetail = {
         ...toSummary(row),
-        webhook_secret: row.webhook_secret,
+        webhook_secret_prefix: row.webhook_secret === null ? null : Tokens.webhookSecretPrefix(row.webhook_secret),
         keys,
         holder: holder ?? null
       }

@@ -146,10 +146,10 @@ export class Dashboard extends Effect.Service<Dashboard>()("core/Dashboard", {
       return row!
     })
 
-    /** The webhook URL and whether a secret exists. */
+    /** The webhook URL and its signing secret (every account has one). */
     const webhook = Effect.fn("Dashboard.webhook")(function*(accountId: Account.AccountId) {
-      const detail = yield* accounts.show(accountId).pipe(Effect.orDie)
-      return { url: detail.webhook_url, has_secret: detail.webhook_secret !== null, secret: detail.webhook_secret }
+      const settings = yield* webhooks.settings(accountId).pipe(Effect.orDie)
+      return { url: settings.url, has_secret: true, secret: settings.secret }
     })
 
     /** Sets or clears the URL (the first URL gets a secret). */
@@ -163,7 +163,7 @@ export class Dashboard extends Effect.Service<Dashboard>()("core/Dashboard", {
     /** A new signing secret; the old one stops signing at once. */
     const rotateSecret = Effect.fn("Dashboard.rotateSecret")(function*(accountId: Account.AccountId) {
       yield* accounts.update(accountId, { rotate_webhook_secret: true }).pipe(Effect.orDie)
-      return (yield* webhook(accountId)).secret!
+      return (yield* webhook(accountId)).secret
     })
 
     /** The delivery log, newest first (the public API's view). */

@@ -1,7 +1,9 @@
 /**
  * Email to dashboard users, through a port. Every message is first written to the outbox
  * table (`mail_outbox`), in the caller's transaction, so the operator can always read what was
- * sent (`GET /admin/v1/emails`) and tests can follow the links.
+ * sent and how its delivery went (`GET /admin/v1/emails`), but never a link's one-time token:
+ * the operator's list shows each link with its token hidden, so nobody takes over a holder's
+ * account by reading it there.
  *
  * With a transport that sends (SMTP), the outbox is a queue: the row is written unsent, and
  * the sender (`runSender`, one of the server's workers) delivers it once the caller's
@@ -90,13 +92,17 @@ const COLUMNS = "id, to_address, kind, subject, body, link, attempts, last_error
 const status = (row: MailRow): Mail.MailStatus =>
   row.sent_at !== null ? "sent" : row.next_attempt_at !== null ? "queued" : row.attempts > 0 ? "failed" : "kept"
 
+/** `text` with the one-time token of every link in it hidden (`token=[hidden]`). */
+export const hideTokens = (text: string): string => text.replace(/([?&#]token=)[A-Za-z0-9_-]+/g, "$1[hidden]")
+
+/** An outbox row as the operator sees it: every link's token hidden. */
 const toMail = (row: MailRow): Mail.OutboxMail => ({
   id: row.id,
   to: row.to_address,
   kind: row.kind,
   subject: row.subject,
-  body: row.body,
-  link: row.link,
+  body: hideTokens(row.body),
+  link: row.link === null ? null : hideTokens(row.link),
   status: status(row),
   attempts: row.attempts,
   last_error: row.last_error,
@@ -152,7 +158,10 @@ export class Mailer extends Effect.Service<Mailer>()("core/Mailer", {
       return { emails: rows.map(toMail), pagination: Page.pagination(page, Number(count!.total)) }
     })
 
-    /** The newest emails to one address written in the last `within`, newest first (the demo mailbox). */
+    /**
+     * The newest emails to one address written in the last `within`, newest first, links
+     * whole: the demo mailbox's, which only someone on the server's own machine reads.
+     */
     const recent = Effect.fn("Mailer.recent")(function*(to: string, within: Duration.Duration, limit: number) {
       const rows = yield* orDie(rowsOf(
         MailRow,
@@ -163,7 +172,13 @@ export class Mailer extends Effect.Service<Mailer>()("core/Mailer", {
         ORDER BY id DESC LIMIT ${limit}
       `
       ))
-      return rows.map(toMail)
+      return rows.map((row): typeof Mail.DemoMail.Type => ({
+        kind: row.kind,
+        subject: row.subject,
+        body: row.body,
+        link: row.link,
+        created_at: row.created_at
+      }))
     })
 
     // As the payment worker: a claim leases the rows, SKIP LOCKED gives processes disjoint batches.

@@ -473,6 +473,29 @@ const dueEvents = [
     WHERE next_attempt_at IS NOT NULL AND delivered_at IS NULL AND abandoned_at IS NULL`
 ]
 
+// Operators get roles: an owner manages operators, an operator runs the business. The earliest
+// operator still enabled becomes the owner (whoever set the console up); the rest are operators.
+// Browsers a user or operator signed in with are remembered (token hashes only), so sign-in from
+// them is throttled apart from guesses made elsewhere. A payment the gateway reverses after it was
+// credited records when and why, for the operator.
+const operatorRoles = [
+  `ALTER TABLE operators ADD COLUMN role text NOT NULL DEFAULT 'operator' CHECK (role IN ('owner', 'operator'))`,
+  `UPDATE operators SET role = 'owner' WHERE id = (SELECT min(id) FROM operators WHERE disabled_at IS NULL)`,
+  `CREATE TABLE known_browsers (
+    token_hash text PRIMARY KEY,
+    user_id integer REFERENCES users (id),
+    operator_id integer REFERENCES operators (id),
+    created_at timestamptz(3) NOT NULL DEFAULT now(),
+    last_used_at timestamptz(3) NOT NULL DEFAULT now(),
+    expires_at timestamptz(3) NOT NULL,
+    CHECK ((user_id IS NULL) <> (operator_id IS NULL))
+  )`,
+  `CREATE INDEX known_browsers_user ON known_browsers (user_id) WHERE user_id IS NOT NULL`,
+  `CREATE INDEX known_browsers_operator ON known_browsers (operator_id) WHERE operator_id IS NOT NULL`,
+  `ALTER TABLE payments ADD COLUMN reversed_at timestamptz(3)`,
+  `ALTER TABLE payments ADD COLUMN reversal_reason text`
+]
+
 const statements = (list: ReadonlyArray<string>) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) => Effect.forEach(list, (text) => sql.unsafe(text), { discard: true }))
 
@@ -491,7 +514,8 @@ export const migrations = {
   "0014_payment_codes": statements(paymentCodes),
   "0015_scrape_figures": statements(scrapeFigures),
   "0016_order_counts": statements(orderCounts),
-  "0017_due_events": statements(dueEvents)
+  "0017_due_events": statements(dueEvents),
+  "0018_operator_roles": statements(operatorRoles)
 }
 
 /** The table recording which migrations a database has. */

@@ -8,6 +8,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { Int8Number, orDie, rowsOf } from "./Database.js"
 import * as Page from "./Page.js"
+import * as UrlCredentials from "./UrlCredentials.js"
 
 /** Who made a change. */
 export type Actor =
@@ -48,15 +49,20 @@ export class OperatorActions extends Effect.Service<OperatorActions>()("core/Ope
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
-    /** Writes one line; call it inside the change's transaction. */
+    /**
+     * Writes one line; call it inside the change's transaction. Credentials in a URL (a
+     * webhook URL's `user:password@`) are hidden in what it says.
+     */
     const record = Effect.fn("OperatorActions.record")(function*(entry: Entry) {
       const operatorId = entry.actor.kind === "operator" ? entry.actor.operatorId : null
       yield* orDie(sql`
         INSERT INTO operator_actions
           (actor_kind, operator_id, action, target_kind, target_id, account_id, summary, detail, request_id)
         VALUES (${entry.actor.kind}, ${operatorId}, ${entry.action}, ${entry.targetKind},
-          ${entry.targetId === null ? null : String(entry.targetId)}, ${entry.accountId ?? null}, ${entry.summary},
-          ${JSON.stringify(entry.detail ?? {})}::jsonb, ${entry.requestId ?? null})
+          ${entry.targetId === null ? null : String(entry.targetId)}, ${entry.accountId ?? null}, ${
+        UrlCredentials.hide(entry.summary)
+      },
+          ${UrlCredentials.hide(JSON.stringify(entry.detail ?? {}))}::jsonb, ${entry.requestId ?? null})
       `)
     })
 

@@ -4,17 +4,21 @@
  * stored only as its SHA-256 hash, the CSRF token derived from it, as the dashboard's). An
  * operator's session moves money, so it is short: it ends 12 hours after sign-in (a working
  * day), after 2 hours unused, at sign-out, or when its operator is disabled. Sign-in failures are throttled as the dashboard's are, with counts of their own.
+ *
+ * Each operator has a role: an `owner` manages operators (creates, disables, sets passwords
+ * and roles), an `operator` runs the business but manages no operator. The gateway refuses an
+ * operator's session on the endpoints the contract marks for owners (`OwnersOnly`).
  */
 import { ApiError, Operator } from "@databundle/contract"
 import { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import { randomBytes } from "node:crypto"
 import { Int8Number, isUniqueViolation, orDie, rowsOf } from "./Database.js"
+import { KnownBrowsers } from "./KnownBrowsers.js"
+import * as PasswordAttempts from "./PasswordAttempts.js"
 import * as Passwords from "./Passwords.js"
-import { RateLimiter } from "./RateLimiter.js"
 import { csrfToken, looksLikeToken, newToken } from "./Sessions.js"
 import * as Tokens from "./Tokens.js"
-import { signInThrottle } from "./Users.js"
 
 /** How long an operator's session lasts from sign-in, in hours. */
 const SESSION_HOURS = 12
@@ -25,6 +29,7 @@ const IDLE_HOURS = 2
 export interface OperatorPrincipal {
   readonly sessionId: number
   readonly operatorId: Operator.OperatorId
+  readonly role: Operator.OperatorRole
   readonly expiresAt: Date
 }
 
@@ -34,6 +39,7 @@ const OperatorRow = Schema.Struct({
   email: Schema.String,
   name: Schema.String,
   password_hash: Schema.String,
+  role: Operator.OperatorRole,
   created_at: Schema.DateFromSelf,
   disabled_at: Schema.NullOr(Schema.DateFromSelf)
 })
@@ -47,6 +53,7 @@ const SessionRow = Schema.Struct({ id: Int8Number, expires_at: Schema.DateFromSe
 const LiveSessionRow = Schema.Struct({
   id: Int8Number,
   operator_id: Operator.OperatorId,
+  role: Operator.OperatorRole,
   expires_at: Schema.DateFromSelf,
   stale: Schema.Boolean
 })
@@ -55,6 +62,7 @@ const toSummary = (row: OperatorRow): Operator.OperatorSummary => ({
   id: row.id,
   email: row.email,
   name: row.name,
+  role: row.role,
   created_at: row.created_at,
   disabled_at: row.disabled_at
 })
@@ -66,9 +74,10 @@ const notFound = (id: number) => new Operator.OperatorNotFound({ message: `No op
 
 /** Operators, their passwords and their sessions. */
 export class Operators extends Effect.Service<Operators>()("core/Operators", {
+  dependencies: [KnownBrowsers.Default],
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const limiter = yield* RateLimiter
+    const browsers = yield* KnownBrowsers
     const decoy = yield* Effect.cached(Passwords.hash(randomBytes(16).toString("hex")))
 
     const byId = (id: number) =>
@@ -88,8 +97,9 @@ export class Operators extends Effect.Service<Operators>()("core/Operators", {
     })
 
     /**
-     * A new operator, with the hash of their password (`Passwords.hash`, made before any
-     * transaction: it takes tens of milliseconds); a 409 when the email address is taken.
+     * A new operator (an `operator` unless the payload says `owner`), with the hash of their
+     * password (`Passwords.hash`, made before any transaction: it takes tens of milliseconds);
+     * a 409 when the email address is taken.
      */
     const insert = Effect.fn("Operators.insert")(function*(
       payload: Omit<Operator.CreateOperatorPayload, "password">,
@@ -98,7 +108,8 @@ export class Operators extends Effect.Service<Operators>()("core/Operators", {
       const rows = yield* rowsOf(
         OperatorRow,
         sql`
-        INSERT INTO operators (email, name, password_hash) VALUES (${payload.email}, ${payload.name}, ${passwordHash})
+        INSERT INTO operators (email, name, password_hash, role)
+        VALUES (${payload.email}, ${payload.name}, ${passwordHash}, ${payload.role ?? "operator"})
         RETURNING *
       `
       ).pipe(
@@ -124,27 +135,41 @@ export class Operators extends Effect.Service<Operators>()("core/Operators", {
       return toSummary(rows[0])
     })
 
+    /** Sets an operator's role. */
+    const setRole = Effect.fn("Operators.setRole")(function*(id: number, role: Operator.OperatorRole) {
+      const rows = yield* orDie(rowsOf(
+        OperatorRow,
+        sql`UPDATE operators SET role = ${role}, updated_at = now() WHERE id = ${id} RETURNING *`
+      ))
+      if (rows[0] === undefined) return yield* notFound(id)
+      return toSummary(rows[0])
+    })
+
     /**
-     * Signs an operator in: a new session, or a 401 (wrong address or password, or a disabled
-     * operator: the same answer) or a 429 past the failure limits, before the password is read.
+     * Signs an operator in: a new session (and the cookie of a known browser), or a 401 (wrong
+     * address or password, or a disabled operator: the same answer) or a 429 past the failure
+     * limits, counted before the password is read, as the dashboard's (`PasswordAttempts`).
      */
-    const signIn = Effect.fn("Operators.signIn")(function*(email: string, password: string, address: string) {
-      const limits = signInThrottle("console-signin", email, address)
-      for (const { quotas, subject } of limits) {
-        const decision = yield* limiter.check(subject, quotas)
-        if (!decision.allowed) {
-          return yield* new ApiError.RateLimited({
-            message: `Too many failed sign-ins for this address; retry in ${decision.retryAfterSeconds} s`,
-            retry_after: decision.retryAfterSeconds
-          })
-        }
-      }
-      const [row] = yield* orDie(rowsOf(OperatorRow, sql`SELECT * FROM operators WHERE email = ${email}`))
-      const valid = yield* Passwords.verify(password, row?.password_hash ?? (yield* decoy))
-      if (row === undefined || !valid || row.disabled_at !== null) {
-        for (const { quotas, subject } of limits) yield* limiter.consume(subject, quotas)
-        return yield* new ApiError.Unauthorized({ message: "Wrong email address or password" })
-      }
+    const signIn = Effect.fn("Operators.signIn")(function*(
+      email: string,
+      password: string,
+      from: { readonly address: string; readonly browser?: string }
+    ) {
+      const [found] = yield* orDie(rowsOf(OperatorRow, sql`SELECT * FROM operators WHERE email = ${email}`))
+      const row = yield* PasswordAttempts.signIn(
+        browsers,
+        "console",
+        email,
+        password,
+        from,
+        found === undefined ? undefined : {
+          principal: { _tag: "Operator", id: found.id },
+          passwordHash: found.password_hash,
+          usable: found.disabled_at === null,
+          value: found
+        },
+        decoy
+      )
       const { hash, token } = newToken()
       const [session] = yield* orDie(rowsOf(
         SessionRow,
@@ -159,7 +184,8 @@ export class Operators extends Effect.Service<Operators>()("core/Operators", {
         csrfToken: csrfToken(token),
         sessionId: session!.id,
         expiresAt: session!.expires_at,
-        operator: toView(toSummary(row))
+        operator: toView(toSummary(row)),
+        browser: yield* browsers.remember(from.browser, { _tag: "Operator", id: row.id })
       }
     })
 
@@ -169,7 +195,7 @@ export class Operators extends Effect.Service<Operators>()("core/Operators", {
       const [row] = yield* orDie(rowsOf(
         LiveSessionRow,
         sql`
-        SELECT s.id, s.operator_id, s.expires_at, s.last_seen_at < now() - interval '1 minute' AS stale
+        SELECT s.id, s.operator_id, o.role, s.expires_at, s.last_seen_at < now() - interval '1 minute' AS stale
         FROM operator_sessions s JOIN operators o ON o.id = s.operator_id
         WHERE s.token_hash = ${Tokens.sha256Hex(token)} AND s.ended_at IS NULL AND s.expires_at > now()
           AND s.last_seen_at > now() - make_interval(hours => ${IDLE_HOURS}) AND o.disabled_at IS NULL
@@ -180,6 +206,7 @@ export class Operators extends Effect.Service<Operators>()("core/Operators", {
       return Option.some<OperatorPrincipal>({
         sessionId: row.id,
         operatorId: row.operator_id,
+        role: row.role,
         expiresAt: row.expires_at
       })
     })
@@ -207,15 +234,21 @@ export class Operators extends Effect.Service<Operators>()("core/Operators", {
 
     /**
      * The first step of an operator changing their own password: the operator, or a 422 on
-     * `current_password` when it is wrong (nothing changes). The new hash is then made outside
+     * `current_password` when it is wrong (nothing changes), or a 429 past the limit of wrong
+     * ones, counted before the check (`PasswordAttempts`). The new hash is then made outside
      * any transaction and written with `replacePassword`, in the action log's transaction.
      */
     const checkCurrentPassword = Effect.fn("Operators.checkCurrentPassword")(function*(id: number, current: string) {
-      const row = yield* byId(id)
-      if (row === undefined || !(yield* Passwords.verify(current, row.password_hash))) {
-        return yield* ApiError.ValidationError.field("current_password", "is not your current password")
-      }
-      return toSummary(row)
+      return yield* PasswordAttempts.attempt(
+        PasswordAttempts.checkSlots(`operator:${id}`),
+        Effect.gen(function*() {
+          const row = yield* byId(id)
+          if (row === undefined || !(yield* Passwords.verify(current, row.password_hash))) {
+            return yield* ApiError.ValidationError.field("current_password", "is not your current password")
+          }
+          return toSummary(row)
+        })
+      )
     })
 
     /** Writes the new hash, checking the old one is still in place, and ends the operator's other sessions. */
@@ -249,6 +282,7 @@ export class Operators extends Effect.Service<Operators>()("core/Operators", {
       create,
       insert,
       disable,
+      setRole,
       setPassword,
       checkCurrentPassword,
       replacePassword,

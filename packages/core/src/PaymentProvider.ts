@@ -29,6 +29,11 @@ export type CollectionOutcome = Data.TaggedEnum<{
   Approved: { readonly providerReference: string }
   /** The payer declined, or the wallet could not pay. */
   Declined: { readonly reason: string }
+  /**
+   * The money came and went back to the payer (a reversal): for a pending payment a decline;
+   * for one already credited, the operator is told (it is shown, never taken back by itself).
+   */
+  Reversed: { readonly reason: string }
   /** Waiting for the payer: ask again after `checkAfter`. */
   Pending: { readonly checkAfter: Duration.Duration }
   /**

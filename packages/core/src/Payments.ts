@@ -54,7 +54,9 @@ const PaymentRow = Schema.Struct({
   fingerprint: Schema.String,
   account_name: Schema.String,
   created_at: Schema.DateFromSelf,
-  settled_at: Schema.NullOr(Schema.DateFromSelf)
+  settled_at: Schema.NullOr(Schema.DateFromSelf),
+  reversed_at: Schema.NullOr(Schema.DateFromSelf),
+  reversal_reason: Schema.NullOr(Schema.String)
 })
 
 type PaymentRow = typeof PaymentRow.Type
@@ -63,7 +65,7 @@ type PaymentRow = typeof PaymentRow.Type
 const SettledPaymentRow = Schema.Struct({ ...PaymentRow.fields, has_webhook: Schema.Boolean })
 
 const COLUMNS = "p.id, p.payment_number, p.account_id, p.method, p.amount, p.status, p.payer_number, p.note, " +
-  "p.failure_reason, p.code_prompt, p.fingerprint, p.created_at, p.settled_at, " +
+  "p.failure_reason, p.code_prompt, p.fingerprint, p.created_at, p.settled_at, p.reversed_at, p.reversal_reason, " +
   "(SELECT a.name FROM accounts a WHERE a.id = p.account_id) AS account_name"
 
 const isPaymentNumber = Schema.is(Payment.PaymentNumber)
@@ -106,7 +108,9 @@ export class Payments extends Effect.Service<Payments>()("core/Payments", {
     const toAdmin = (row: PaymentRow): Payment.AdminPayment => ({
       ...toPayment(row),
       account_id: row.account_id,
-      account_name: row.account_name
+      account_name: row.account_name,
+      reversed_at: row.reversed_at,
+      reversal_reason: row.reversal_reason
     })
 
     /** The methods the funding page offers. */
@@ -175,6 +179,7 @@ export class Payments extends Effect.Service<Payments>()("core/Payments", {
           case "Approved":
             return yield* settle(row.id, { approved: true, reason: null })
           case "Declined":
+          case "Reversed":
             return yield* settle(row.id, { approved: false, reason: outcome.reason })
           case "Pending":
           case "AwaitingCode": {
@@ -201,22 +206,23 @@ export class Payments extends Effect.Service<Payments>()("core/Payments", {
         }
       })
 
-    /** Asks the provider about a mobile money payment and records the answer. */
-    const collect = (row: PaymentRow) =>
-      Effect.gen(function*() {
-        const outcome: CollectionOutcome = yield* provider.collect(yield* requestOf(row)).pipe(
+    /** What the provider says about a mobile money payment; `Pending` when it cannot be asked. */
+    const ask = (row: PaymentRow) =>
+      Effect.flatMap(requestOf(row), (request) =>
+        provider.collect(request).pipe(
           Effect.timeoutFail({ duration: PROVIDER_TIMEOUT, onTimeout: () => new Error("payment provider timed out") }),
           Effect.catchAllCause((cause) =>
-            Effect.logWarning("payment provider failed; the payment stays pending", Cause.pretty(cause)).pipe(
+            Effect.logWarning("payment provider failed; the payment stays as it is", Cause.pretty(cause)).pipe(
               Effect.as<CollectionOutcome>({
                 _tag: "Pending",
                 checkAfter: Duration.seconds(RECOVERY_DELAY_SECONDS)
               })
             )
           )
-        )
-        return yield* record(row, outcome)
-      })
+        ))
+
+    /** Asks the provider about a mobile money payment and records the answer. */
+    const collect = (row: PaymentRow) => Effect.flatMap(ask(row), (outcome) => record(row, outcome))
 
     const findByKey = (accountId: number, key: string) =>
       orDie(rowsOf(
@@ -296,11 +302,15 @@ export class Payments extends Effect.Service<Payments>()("core/Payments", {
     })
 
     const listWhere = (
-      query: Payment.ListPaymentsParams & { readonly account_id?: number | undefined },
+      query: Payment.ListPaymentsParams & {
+        readonly account_id?: number | undefined
+        readonly reversed?: "true" | undefined
+      },
       sizes: PageContract.Sizes
     ) => {
       const conditions = [sql`true`]
       if (query.account_id !== undefined) conditions.push(sql`p.account_id = ${query.account_id}`)
+      if (query.reversed !== undefined) conditions.push(sql`p.reversed_at IS NOT NULL`)
       if (query.status !== undefined) conditions.push(sql`p.status = ${query.status}`)
       if (query.method !== undefined) conditions.push(sql`p.method = ${query.method}`)
       conditions.push(...Page.dateRange(sql, "p.created_at", query))
@@ -325,9 +335,12 @@ export class Payments extends Effect.Service<Payments>()("core/Payments", {
       return { payments: result.rows.map(toPayment), pagination: result.pagination }
     })
 
-    /** Payments of every account (or one), for the operator. */
+    /** Payments of every account (or one; or those reversed after crediting), for the operator. */
     const adminList = Effect.fn("Payments.adminList")(function*(
-      query: Payment.ListPaymentsParams & { readonly account_id?: number | undefined }
+      query: Payment.ListPaymentsParams & {
+        readonly account_id?: number | undefined
+        readonly reversed?: "true" | undefined
+      }
     ) {
       const result = yield* listWhere(query, PageContract.ADMIN_PAYMENTS)
       return { payments: result.rows.map(toAdmin), pagination: result.pagination }
@@ -406,10 +419,35 @@ export class Payments extends Effect.Service<Payments>()("core/Payments", {
     )
 
     /**
+     * Records that the provider reversed a payment already credited: the time and its reason,
+     * once. The wallet stays as it is (its money may be spent): the operator decides. `None`
+     * when it was recorded before.
+     */
+    const recordReversal = (row: PaymentRow, reason: string) =>
+      Effect.gen(function*() {
+        const [reversed] = yield* orDie(sql<PaymentRow>`
+          UPDATE payments p SET reversed_at = now(), reversal_reason = ${reason.slice(0, 500)}
+          WHERE p.id = ${row.id} AND p.status = 'successful' AND p.reversed_at IS NULL
+          RETURNING ${sql.literal(COLUMNS)}
+        `)
+        if (reversed === undefined) return Option.none<Payment.AdminPayment>()
+        yield* Effect.logWarning(
+          `payment ${row.payment_number} was reversed by the provider after the wallet was credited: ${reason}`
+        ).pipe(Effect.annotateLogs({
+          event: "payment.reversed",
+          payment: row.payment_number,
+          account_id: row.account_id
+        }))
+        return Option.some(toAdmin(reversed))
+      })
+
+    /**
      * A gateway's callback said something about a payment: asks the provider for its state
      * now (a callback is a hint, the provider's answer is the truth) and records it. The
      * same callback twice, or one racing the worker, settles once: `settle` matches only a
-     * pending row. Unknown numbers and settled payments are left alone; returns the payment.
+     * pending row. A successful payment the provider now reports reversed is recorded as such
+     * (`reversal`: the payment, the first time). Unknown numbers and other settled payments
+     * are left alone.
      */
     const refresh = Effect.fn("Payments.refresh")(function*(paymentNumber: string) {
       const [row] = !isPaymentNumber(paymentNumber) ? [] : yield* orDie(rowsOf(
@@ -418,9 +456,14 @@ export class Payments extends Effect.Service<Payments>()("core/Payments", {
         SELECT ${sql.literal(COLUMNS)} FROM payments p WHERE p.payment_number = ${paymentNumber}
       `
       ))
-      if (row === undefined) return Option.none<Payment.AdminPayment>()
-      if (row.status === "pending" && isMobileMoney(row.method)) yield* Effect.uninterruptible(collect(row))
-      return Option.some(toAdmin(yield* byId(row.id)))
+      if (row === undefined) return Option.none<{ payment: Payment.AdminPayment; reversal: boolean }>()
+      let reversal = false
+      if (isMobileMoney(row.method) && row.status === "pending") yield* Effect.uninterruptible(collect(row))
+      else if (isMobileMoney(row.method) && row.status === "successful" && row.reversed_at === null) {
+        const outcome = yield* ask(row)
+        if (outcome._tag === "Reversed") reversal = Option.isSome(yield* recordReversal(row, outcome.reason))
+      }
+      return Option.some({ payment: toAdmin(yield* byId(row.id)), reversal })
     })
 
     /**

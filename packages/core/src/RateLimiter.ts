@@ -105,6 +105,12 @@ export class RateLimiter extends Context.Tag("core/RateLimiter")<RateLimiter, {
   /** What `consume` would decide, counting nothing. */
   readonly check: (subject: string, quotas: ReadonlyArray<Quota>) => Effect.Effect<RateDecision>
   /**
+   * Gives back one request `consume` admitted for `subject` in each scope of `quotas` (its
+   * newest), as if it had never been counted: an attempt that takes its slot before it is
+   * judged returns it when it turns out not to count (a right password).
+   */
+  readonly release: (subject: string, quotas: ReadonlyArray<Quota>) => Effect.Effect<void>
+  /**
    * `consume`, synchronously: present only where the counts live in this process's memory,
    * absent where deciding takes a database round trip.
    */
@@ -156,6 +162,17 @@ export const layerMemory: Layer.Layer<RateLimiter> = Layer.scoped(
     return RateLimiter.of({
       consume: (subject, quotas) => Effect.sync(() => run(subject, quotas, true, clock.unsafeCurrentTimeMillis())),
       check: (subject, quotas) => Effect.sync(() => run(subject, quotas, false, clock.unsafeCurrentTimeMillis())),
+      release: (subject, quotas) =>
+        Effect.sync(() => {
+          const second = Math.floor(clock.unsafeCurrentTimeMillis() / 1000)
+          for (const quota of quotas) {
+            const key = `${subject}\u0000${quota.scope}`
+            const buckets = live(key, second)
+            const last = buckets[buckets.length - 1]
+            if (last === undefined) continue
+            if (--last[1] === 0) buckets.pop()
+          }
+        }),
       consumeNow: (subject, quotas) => run(subject, quotas, true, clock.unsafeCurrentTimeMillis())
     })
   })
@@ -201,9 +218,22 @@ export const layerSql: Layer.Layer<RateLimiter, never, SqlClient.SqlClient> = La
         return decide(quotas, quotas.map((q) => row!.counts[q.scope] ?? []), Number(row!.now_ms))
       }).pipe(orDie, Effect.withSpan("RateLimiter.consume", { captureStackTrace: false }))
 
+    // The newest bucket of each scope loses one count (a bucket left at 0 counts nothing until swept).
+    const release = (subject: string, quotas: ReadonlyArray<Quota>) =>
+      orDie(sql`
+        UPDATE rate_limit_counts c SET count = c.count - 1
+        FROM (
+          SELECT scope, max(bucket) AS bucket FROM rate_limit_counts
+          WHERE subject = ${subject} AND ${sql.in("scope", quotas.map((q) => q.scope))} AND count > 0
+          GROUP BY scope
+        ) newest
+        WHERE c.subject = ${subject} AND c.scope = newest.scope AND c.bucket = newest.bucket
+      `).pipe(Effect.asVoid, Effect.withSpan("RateLimiter.release", { captureStackTrace: false }))
+
     return RateLimiter.of({
       consume: (subject, quotas) => run(subject, quotas, true),
-      check: (subject, quotas) => run(subject, quotas, false)
+      check: (subject, quotas) => run(subject, quotas, false),
+      release
     })
   })
 )

@@ -71,6 +71,9 @@ export const displayPrefix = (key: string): string => {
 /** A webhook signing secret. */
 export const webhookSecret = (): string => `whsec_${randomString(ALPHANUMERIC, 40)}`
 
+/** The part of a webhook secret shown to the operator so secrets can be told apart (`whsec_Ab12`). */
+export const webhookSecretPrefix = (secret: string): string => secret.slice(0, "whsec_".length + 4)
+
 /** A webhook event id. */
 export const eventId = (): string => `evt_${randomString(ALPHANUMERIC, 24)}`
 

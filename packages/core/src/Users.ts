@@ -14,9 +14,10 @@ import { Effect, Option, Schema } from "effect"
 import { randomBytes } from "node:crypto"
 import { Accounts } from "./Accounts.js"
 import { isUniqueViolation, orDie, rowsOf } from "./Database.js"
+import { KnownBrowsers } from "./KnownBrowsers.js"
 import { Mailer } from "./Mailer.js"
+import * as PasswordAttempts from "./PasswordAttempts.js"
 import * as Passwords from "./Passwords.js"
-import { RateLimiter } from "./RateLimiter.js"
 import { Sessions } from "./Sessions.js"
 import { Settings } from "./Settings.js"
 import * as Tokens from "./Tokens.js"
@@ -27,21 +28,6 @@ export const VERIFY_HOURS = 48
 
 /** How long a password reset link works. */
 export const RESET_HOURS = 1
-
-/** Sign-in failures allowed per minute for one email address from one client address. */
-export const PAIR_FAILURES = 5
-
-/** Sign-in failures allowed per minute for one email address from everywhere. */
-export const EMAIL_FAILURES = 20
-
-/**
- * The failure counts a sign-in is throttled by: per email and client address together, and
- * per email. `kind` keeps the dashboard's and the console's counts apart.
- */
-export const signInThrottle = (kind: string, email: string, address: string) => [
-  { subject: `${kind}:${email}|${address}`, quotas: [{ scope: "auth" as const, limit: PAIR_FAILURES }] },
-  { subject: `${kind}:${email}`, quotas: [{ scope: "auth" as const, limit: EMAIL_FAILURES }] }
-]
 
 type Purpose = "verify_email" | "reset_password"
 
@@ -72,7 +58,14 @@ const badToken = () => ApiError.ValidationError.field("token", "is invalid or ha
 
 /** Users of the dashboard and their credentials. */
 export class Users extends Effect.Service<Users>()("core/Users", {
-  dependencies: [Accounts.Default, Sessions.Default, Wallet.Default, Settings.Default, Mailer.Default],
+  dependencies: [
+    Accounts.Default,
+    Sessions.Default,
+    Wallet.Default,
+    Settings.Default,
+    Mailer.Default,
+    KnownBrowsers.Default
+  ],
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const accounts = yield* Accounts
@@ -80,7 +73,7 @@ export class Users extends Effect.Service<Users>()("core/Users", {
     const wallet = yield* Wallet
     const settings = yield* Settings
     const mailer = yield* Mailer
-    const limiter = yield* RateLimiter
+    const browsers = yield* KnownBrowsers
     const decoy = yield* Effect.cached(Passwords.hash(randomBytes(16).toString("hex")))
 
     const byEmail = (email: string) =>
@@ -202,66 +195,95 @@ export class Users extends Effect.Service<Users>()("core/Users", {
       )
     })
 
-    /** Sets a new password with a reset token; ends every session. It also proves the address. */
-    const resetPassword = Effect.fn("Users.resetPassword")(function*(token: string, password: string) {
-      const passwordHash = yield* Passwords.hash(password)
-      yield* sql.withTransaction(Effect.gen(function*() {
-        const userId = yield* consumeToken(token, "reset_password")
-        yield* sql`
-          UPDATE users SET password_hash = ${passwordHash}, updated_at = now(),
-            email_verified_at = COALESCE(email_verified_at, now())
-          WHERE id = ${userId}
-        `
-        yield* sessions.endAll(userId)
-      })).pipe(orDie)
-    })
-
-    const throttle = (email: string, address: string) => signInThrottle("signin", email, address)
+    /** Uses up every reset link of a user that is still unused: a new password makes them all void. */
+    const revokeResetLinks = (userId: number) =>
+      sql`
+        UPDATE user_tokens SET used_at = now()
+        WHERE user_id = ${userId} AND purpose = 'reset_password' AND used_at IS NULL
+      `
 
     /**
-     * Signs a user in: a new session, or a 401 (wrong address or password), a 403 (address
-     * not verified, or the account suspended: said only after the right password) or a 429.
-     * Failures count per email address and client address together and per email address;
-     * past either limit the answer is a 429 before the password is looked at, so further
-     * guesses learn nothing. Nobody else is refused.
+     * Sets a new password with a reset token; ends every session and voids the user's other
+     * reset links. It also proves the address, so the browser that reset becomes a known
+     * browser of the user (`browser`: the cookie it already holds, if any): the cookie to set.
      */
-    const signIn = Effect.fn("Users.signIn")(function*(email: string, password: string, address: string) {
-      const limits = throttle(email, address)
-      for (const { quotas, subject } of limits) {
-        const decision = yield* limiter.check(subject, quotas)
-        if (!decision.allowed) {
-          return yield* new ApiError.RateLimited({
-            message: `Too many failed sign-ins for this address; retry in ${decision.retryAfterSeconds} s`,
-            retry_after: decision.retryAfterSeconds
+    const resetPassword = Effect.fn("Users.resetPassword")(
+      function*(token: string, password: string, browser: string | undefined) {
+        const passwordHash = yield* Passwords.hash(password)
+        const userId = yield* sql.withTransaction(Effect.gen(function*() {
+          const userId = yield* consumeToken(token, "reset_password")
+          yield* sql`
+            UPDATE users SET password_hash = ${passwordHash}, updated_at = now(),
+              email_verified_at = COALESCE(email_verified_at, now())
+            WHERE id = ${userId}
+          `
+          yield* revokeResetLinks(userId)
+          yield* sessions.endAll(userId)
+          return userId
+        })).pipe(orDie)
+        return yield* browsers.remember(browser, { _tag: "User", id: userId })
+      }
+    )
+
+    /**
+     * Signs a user in: a new session (and the cookie of a known browser), or a 401 (wrong
+     * address or password), a 403 (address not verified, or the account suspended: said only
+     * after the right password) or a 429. The attempt is counted
+     * before the password is checked (`PasswordAttempts`): per email address and client
+     * address and per email address, or, from a browser this user signed in with before
+     * (`browser`, its cookie), per email address and that browser. Past a limit the answer is
+     * a 429 and the password is not looked at, so further guesses learn nothing.
+     */
+    const signIn = Effect.fn("Users.signIn")(
+      function*(email: string, password: string, from: { readonly address: string; readonly browser?: string }) {
+        const user = yield* byEmail(email)
+        const signedIn = yield* PasswordAttempts.signIn(
+          browsers,
+          "dashboard",
+          email,
+          password,
+          from,
+          user === undefined
+            ? undefined
+            : { principal: { _tag: "User", id: user.id }, passwordHash: user.password_hash, usable: true, value: user },
+          decoy
+        )
+        if (signedIn.email_verified_at === null) {
+          return yield* new User.EmailNotVerified({
+            message: "Verify your email address first: open your verification link, or ask for a new one"
           })
         }
+        const [account] = yield* orDie(
+          sql<{ status: string }>`SELECT status FROM accounts WHERE id = ${signedIn.account_id}`
+        )
+        if (account?.status !== "active") return yield* new User.AccountSuspended({ message: User.SUSPENDED_MESSAGE })
+        const session = yield* sessions.create(signedIn.id)
+        const browser = yield* browsers.remember(from.browser, { _tag: "User", id: signedIn.id })
+        return { ...session, userId: signedIn.id, browser }
       }
-      const user = yield* byEmail(email)
-      const valid = yield* Passwords.verify(password, user?.password_hash ?? (yield* decoy))
-      if (user === undefined || !valid) {
-        for (const { quotas, subject } of limits) yield* limiter.consume(subject, quotas)
-        return yield* new ApiError.Unauthorized({ message: "Wrong email address or password" })
-      }
-      if (user.email_verified_at === null) {
-        return yield* new User.EmailNotVerified({
-          message: "Verify your email address first: open your verification link, or ask for a new one"
-        })
-      }
-      const [account] = yield* orDie(sql<{ status: string }>`SELECT status FROM accounts WHERE id = ${user.account_id}`)
-      if (account?.status !== "active") return yield* new User.AccountSuspended({ message: User.SUSPENDED_MESSAGE })
-      const session = yield* sessions.create(user.id)
-      return { ...session, userId: user.id }
-    })
+    )
 
-    /** Changes the password of a signed-in user; ends their other sessions. */
+    /**
+     * Changes the password of a signed-in user; ends their other sessions and voids their
+     * reset links. Wrong current passwords are counted before the check, as sign-ins are
+     * (`PasswordAttempts.CHECK_LIMIT` a minute): a stolen session cannot guess the password.
+     */
     const changePassword = Effect.fn("Users.changePassword")(
       function*(userId: number, sessionId: number, current: string, next: string) {
-        const user = yield* byId(userId)
-        if (user === undefined || !(yield* Passwords.verify(current, user.password_hash))) {
-          return yield* ApiError.ValidationError.field("current_password", "is not your current password")
-        }
+        yield* PasswordAttempts.attempt(
+          PasswordAttempts.checkSlots(`user:${userId}`),
+          Effect.gen(function*() {
+            const user = yield* byId(userId)
+            if (user === undefined || !(yield* Passwords.verify(current, user.password_hash))) {
+              return yield* ApiError.ValidationError.field("current_password", "is not your current password")
+            }
+          })
+        )
         const passwordHash = yield* Passwords.hash(next)
-        yield* orDie(sql`UPDATE users SET password_hash = ${passwordHash}, updated_at = now() WHERE id = ${userId}`)
+        yield* sql.withTransaction(Effect.gen(function*() {
+          yield* sql`UPDATE users SET password_hash = ${passwordHash}, updated_at = now() WHERE id = ${userId}`
+          yield* revokeResetLinks(userId)
+        })).pipe(orDie)
         yield* sessions.endAll(userId, sessionId)
       }
     )

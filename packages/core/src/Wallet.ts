@@ -6,7 +6,9 @@
  */
 import {
   Account,
+  ApiError,
   Ledger,
+  Money,
   Order,
   Page as PageContract,
   Wallet as WalletContract,
@@ -30,6 +32,11 @@ export interface Movement {
   /** The payment a funding movement credits (at most one credit per payment). */
   readonly paymentId?: string | undefined
   readonly note?: string | null | undefined
+  /**
+   * A credit someone chose to make (a funding, an adjustment): refused when it would take the
+   * wallet past `Money.MAX_PESEWAS`. Money owed back (a refund, a payment received) is not.
+   */
+  readonly bounded?: boolean | undefined
 }
 
 /** A movement that was applied. */
@@ -98,7 +105,8 @@ export class Wallet extends Effect.Service<Wallet>()("core/Wallet", {
         reason: Ledger.LedgerReason,
         orderId: Schema.NullOr(Schema.String),
         paymentId: Schema.NullOr(Schema.String),
-        note: Schema.NullOr(Schema.String)
+        note: Schema.NullOr(Schema.String),
+        bounded: Schema.Boolean
       }),
       Result: MovedRow,
       execute: (movement) =>
@@ -107,6 +115,7 @@ export class Wallet extends Effect.Service<Wallet>()("core/Wallet", {
             UPDATE wallets SET balance = balance + ${movement.amount}
             WHERE account_id = ${movement.accountId} AND kind = ${movement.wallet}
               AND balance + ${movement.amount} >= 0
+              ${movement.bounded ? sql`AND balance + ${movement.amount} <= ${Money.MAX_PESEWAS}` : sql``}
             RETURNING account_id, kind, balance
           )
           INSERT INTO ledger_entries (account_id, wallet, amount, balance_after, reason, order_id, payment_id, note)
@@ -118,8 +127,9 @@ export class Wallet extends Effect.Service<Wallet>()("core/Wallet", {
     })
 
     /**
-     * Applies a movement; `None` when it would take the wallet below zero (or the wallet
-     * does not exist). Run it inside the transaction of whatever else the movement belongs to.
+     * Applies a movement; `None` when it would take the wallet below zero, or a bounded credit
+     * past `Money.MAX_PESEWAS` (or the wallet does not exist). Run it inside the transaction of
+     * whatever else the movement belongs to.
      */
     const move = (movement: Movement) =>
       orDie(moveRow({
@@ -129,7 +139,8 @@ export class Wallet extends Effect.Service<Wallet>()("core/Wallet", {
         reason: movement.reason,
         orderId: movement.orderId ?? null,
         paymentId: movement.paymentId ?? null,
-        note: movement.note ?? null
+        note: movement.note ?? null,
+        bounded: movement.bounded === true
       })).pipe(
         Effect.map(Option.map((row): Moved => ({
           entryId: row.id,
@@ -156,13 +167,23 @@ export class Wallet extends Effect.Service<Wallet>()("core/Wallet", {
       )
     }
 
+    /** A funding or an adjustment: a 404 without the account, a 400 past zero, a 422 past the most a wallet may be funded to. */
     const operatorMovement = (movement: Movement) =>
       sql.withTransaction(Effect.gen(function*() {
-        const moved = yield* move(movement)
+        const moved = yield* move({ ...movement, bounded: true })
         if (Option.isNone(moved)) {
           const current = yield* balances(movement.accountId)
           if (Option.isNone(current)) {
             return yield* new Account.AccountNotFound({ message: `Account ${movement.accountId} not found` })
+          }
+          const after = current.value[movement.wallet] + movement.amount
+          if (after > Money.MAX_PESEWAS) {
+            return yield* ApiError.ValidationError.field(
+              "amount",
+              `would take the ${movement.wallet} wallet to ${Money.formatGhs(after)}, past ${
+                Money.formatGhs(Money.MAX_PESEWAS)
+              }, the most a wallet may be funded to`
+            )
           }
           return yield* new WalletContract.InsufficientBalance({
             message: `The ${movement.wallet} wallet holds less than the adjustment takes`,

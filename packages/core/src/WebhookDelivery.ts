@@ -14,6 +14,7 @@ import { SqlClient, SqlSchema } from "@effect/sql"
 import { Clock, Duration, Effect, Ref, Schedule, Schema } from "effect"
 import { orDie } from "./Database.js"
 import { Settings } from "./Settings.js"
+import * as UrlCredentials from "./UrlCredentials.js"
 
 /** The `User-Agent` of every delivery (and of the operator's alerts, which are shaped alike). */
 export const USER_AGENT = "databundle-webhooks/1"
@@ -125,9 +126,15 @@ export class WebhookDelivery extends Effect.Service<WebhookDelivery>()("core/Web
             timestamp
           })
         )
+        // Credentials in the URL go as Basic auth, so no error, log or trace ever holds them.
+        const target = UrlCredentials.split(event.webhook_url)
         const sent = yield* client.execute(
-          HttpClientRequest.post(event.webhook_url).pipe(
-            HttpClientRequest.setHeaders({ ...signed, "user-agent": USER_AGENT }),
+          HttpClientRequest.post(target.url).pipe(
+            HttpClientRequest.setHeaders({
+              ...signed,
+              ...(target.authorization === undefined ? {} : { authorization: target.authorization }),
+              "user-agent": USER_AGENT
+            }),
             HttpClientRequest.bodyText(event.body, "application/json")
           )
         ).pipe(

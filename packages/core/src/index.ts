@@ -16,6 +16,8 @@ export * as Database from "./Database.js"
 export * as Fulfillment from "./Fulfillment.js"
 /** Idempotency keys of admin requests that move money. */
 export * as Idempotency from "./Idempotency.js"
+/** Browsers a user or operator signed in with before. */
+export * as KnownBrowsers from "./KnownBrowsers.js"
 /** Email to dashboard users: the outbox and the transport port. */
 export * as Mailer from "./Mailer.js"
 /** The database schema. */
@@ -26,6 +28,8 @@ export * as OperatorActions from "./OperatorActions.js"
 export * as Operators from "./Operators.js"
 /** Orders and their state machine. */
 export * as Orders from "./Orders.js"
+/** Password attempts counted before they are judged. */
+export * as PasswordAttempts from "./PasswordAttempts.js"
 /** Password hashing (scrypt). */
 export * as Passwords from "./Passwords.js"
 /** The payment port and its simulator. */
@@ -46,6 +50,8 @@ export * as Settings from "./Settings.js"
 export * as TimedCache from "./TimedCache.js"
 /** Random identifiers and secrets. */
 export * as Tokens from "./Tokens.js"
+/** Credentials in URLs kept out of logs, errors and traces. */
+export * as UrlCredentials from "./UrlCredentials.js"
 /** Dashboard users: registration, verification, sign-in, passwords. */
 export * as Users from "./Users.js"
 /** Wallets and the ledger. */

@@ -64,6 +64,22 @@ describe("RateLimiter", () => {
       yield* TestClock.adjust("1 second")
       assert.isTrue((yield* limiter.consume("s", one)).allowed)
     }).pipe(Effect.provide(layerMemory)))
+
+  it.effect("release gives back one admitted request per scope, never more than were counted", () =>
+    Effect.gen(function*() {
+      const limiter = yield* RateLimiter
+      const two = [{ scope: "auth" as const, limit: 2 }, { scope: "all" as const, limit: 9 }]
+      assert.isTrue((yield* limiter.consume("m:r", two)).allowed)
+      assert.isTrue((yield* limiter.consume("m:r", two)).allowed)
+      assert.isFalse((yield* limiter.consume("m:r", two)).allowed)
+      yield* limiter.release("m:r", two)
+      const again = yield* limiter.consume("m:r", two)
+      assert.deepStrictEqual([again.allowed, again.scope, again.remaining], [true, "auth", 0])
+      // Three releases of two counted requests leave the count at zero, not below.
+      for (let i = 0; i < 3; i++) yield* limiter.release("m:r", two)
+      assert.strictEqual((yield* limiter.check("m:r", two)).remaining, 1)
+      yield* limiter.release("m:none", two)
+    }).pipe(Effect.provide(layerMemory)))
 })
 
 for (const target of targets) {
@@ -111,6 +127,22 @@ for (const target of targets) {
           assert.isTrue((yield* limiter.consume("sql:c", one)).allowed)
           assert.isFalse((yield* limiter.consume("sql:c", one)).allowed)
           assert.isTrue((yield* limiter.consume("sql:d", one)).allowed)
+        }))
+
+      it.effect("release gives back one admitted request per scope, never more than were counted", () =>
+        Effect.gen(function*() {
+          const limiter = yield* RateLimiter
+          const two = [{ scope: "auth" as const, limit: 2 }, { scope: "all" as const, limit: 9 }]
+          assert.isTrue((yield* limiter.consume("sql:r", two)).allowed)
+          assert.isTrue((yield* limiter.consume("sql:r", two)).allowed)
+          assert.isFalse((yield* limiter.consume("sql:r", two)).allowed)
+          yield* limiter.release("sql:r", two)
+          const again = yield* limiter.consume("sql:r", two)
+          assert.deepStrictEqual([again.allowed, again.scope, again.remaining], [true, "auth", 0])
+          // Three releases of two counted requests leave the count at zero, not below.
+          for (let i = 0; i < 3; i++) yield* limiter.release("sql:r", two)
+          assert.strictEqual((yield* limiter.check("sql:r", two)).remaining, 1)
+          yield* limiter.release("sql:none", two)
         }))
     })
   })

@@ -10,6 +10,7 @@ import { Accounts } from "../src/Accounts.js"
 import { Orders } from "../src/Orders.js"
 import { Wallet } from "../src/Wallet.js"
 import { WebhookDelivery } from "../src/WebhookDelivery.js"
+import { Webhooks } from "../src/Webhooks.js"
 import { Domain, fundedAccount, seedCatalog } from "./fixtures.js"
 import { targets } from "./TestDatabase.js"
 
@@ -60,8 +61,8 @@ for (const target of targets) {
           const { mtn1gb } = yield* seedCatalog
           const hook = yield* receiver(() => 200)
           const account = yield* fundedAccount(0n)
-          const detail = yield* (yield* Accounts).update(account, { webhook_url: hook.url })
-          const secret = detail.webhook_secret!
+          yield* (yield* Accounts).update(account, { webhook_url: hook.url })
+          const { secret } = yield* (yield* Webhooks).settings(account)
           assert.match(secret, /^whsec_/)
           yield* (yield* Wallet).fund(account, { amount: 2000n })
           const orders = yield* Orders

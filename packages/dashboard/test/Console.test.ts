@@ -80,7 +80,8 @@ describe.each(targets)("operator console ($name)", (target) => {
   it("runs a day of business: funding, a stuck order, a suspension, the catalogue, the log", async () => {
     const email = `kwame.${Date.now()}@example.com`
     const password = "operator's own password"
-    await admin(server, "POST", "/operators", { email, name: "Kwame Asante", password })
+    // An owner: they manage the other operators too.
+    await admin(server, "POST", "/operators", { email, name: "Kwame Asante", password, role: "owner" })
 
     // What the operator will act on: a holder's manual transfer, and a pending order of another account.
     const holder = await holderWithTransfer(server, 25)
@@ -307,6 +308,7 @@ describe.each(targets)("operator console ($name)", (target) => {
 
     // Another operator added from the console signs in elsewhere; disabling them ends that session.
     await visit(page, meter, "Operators", "Operators")
+    await page.getByText("You are an owner").waitFor()
     const colleague = `abena.${Date.now()}@example.com`
     await page.getByLabel("Name").fill("Abena Osei")
     await page.getByLabel("Email").fill(colleague)
@@ -315,7 +317,15 @@ describe.each(targets)("operator console ($name)", (target) => {
     await expect.poll(() => page.getByLabel("First password").getAttribute("aria-invalid")).toBe("true")
     await page.getByLabel("First password").fill("abena's first password")
     await page.getByRole("button", { name: "Add operator" }).click()
-    await page.getByTestId("operators").getByRole("cell", { name: colleague, exact: true }).waitFor()
+    const operatorsTable = page.getByTestId("operators")
+    await operatorsTable.getByRole("cell", { name: colleague, exact: true }).waitFor()
+    const colleagueRow = operatorsTable.getByRole("row").filter({ hasText: colleague })
+    await colleagueRow.getByTestId("role").getByText("Operator, active").waitFor()
+    await page.getByRole("button", { name: `Make owner: ${colleague}` }).click()
+    await page.getByText("Now an owner.").waitFor()
+    await colleagueRow.getByTestId("role").getByText("Owner, active").waitFor()
+    await page.getByRole("button", { name: `Make operator: ${colleague}` }).click()
+    await colleagueRow.getByTestId("role").getByText("Operator, active").waitFor()
     const other = await fetch(`${server.origin}/console/v1/session`, {
       method: "POST",
       headers: { "content-type": "application/json", accept: "application/json" },

@@ -16,7 +16,7 @@ import * as path from "node:path"
 import type { Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from "vitest"
 import { launch, navigate, PHONE, seriousViolations, signOut, type TestBrowser, transferMeter } from "./Browser.js"
-import { emailedLink, receiver } from "./Seed.js"
+import { receiver } from "./Seed.js"
 
 const KB = 1024
 
@@ -99,7 +99,7 @@ describe.each(targets)("dashboard flows ($name)", (target) => {
 
     // The emailed link verifies the address; then sign in.
     // (The link names the public URL, unknown to a server on a port chosen at start: opened on this one.)
-    const link = new URL(await emailedLink(server, email, "verify-email"))
+    const link = new URL(await server.emailedLink(email, "verify-email"))
     await page.goto(`${server.origin}${link.pathname}${link.search}${link.hash}`)
     await page.getByText("Your email is verified").waitFor()
     expect(page.url()).not.toContain("token")
@@ -275,7 +275,7 @@ describe.each(targets)("dashboard flows ($name)", (target) => {
     await page.getByLabel("Password").fill("first password here")
     await page.getByRole("button", { name: "Create account" }).click()
     await page.getByRole("heading", { name: "Almost done: verify your address" }).waitFor()
-    const verify = new URL(await emailedLink(server, email, "verify-email"))
+    const verify = new URL(await server.emailedLink(email, "verify-email"))
     await page.goto(`${server.origin}/${verify.hash}`)
     await page.getByText("Your email is verified").waitFor()
 
@@ -285,7 +285,7 @@ describe.each(targets)("dashboard flows ($name)", (target) => {
     await page.getByLabel("Email").fill(email)
     await page.getByRole("button", { name: "Email me a reset link" }).click()
     await page.locator(".form-message.ok").waitFor()
-    const reset = new URL(await emailedLink(server, email, "reset-password"))
+    const reset = new URL(await server.emailedLink(email, "reset-password"))
     await page.goto(`${server.origin}/${reset.hash}`)
     await heading(page, "Reset your password")
     expect(page.url()).not.toContain("token")

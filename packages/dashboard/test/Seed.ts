@@ -28,17 +28,6 @@ export const admin = async (server: TestServer, method: string, path: string, bo
     `${method} ${path}`
   )
 
-/** An emailed link to `to` for `page`, read from the outbox through the admin API. */
-export const emailedLink = async (server: TestServer, to: string, page: string): Promise<string> => {
-  for (let i = 0; i < 50; i++) {
-    const { emails } = await admin(server, "GET", `/emails?to=${encodeURIComponent(to)}`)
-    const link = (emails as Array<{ link: string | null }>).find((m) => m.link?.includes(page))?.link
-    if (link) return link
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-  throw new Error(`no email with a link to ${to}`)
-}
-
 /** A signed-in holder, as the dashboard API sees them. */
 export interface Holder {
   readonly email: string
@@ -59,7 +48,7 @@ export const holder = async (server: TestServer, name: string, phone: string): P
       body: JSON.stringify(body)
     })
   await json(await anonymous("/register", { name, email, phone, password }), "register")
-  const link = await emailedLink(server, email, "verify-email")
+  const link = await server.emailedLink(email, "verify-email")
   const token = new URL(new URL(link).hash.slice(1), server.origin).searchParams.get("token")
   await json(await anonymous("/email/verify", { token }), "verify")
   const signedIn = await anonymous("/session", { email, password })

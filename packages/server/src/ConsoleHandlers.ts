@@ -4,9 +4,9 @@
  * single catalogue changes). The operator session and its CSRF token were checked by the
  * gateway.
  */
-import { ApiError, Money, Operator } from "@databundle/contract"
+import { ApiError, ConsoleApi, Money, Operator } from "@databundle/contract"
 import { Accounts, Catalog, OperatorActions, Operators, Passwords, Stats, Webhooks } from "@databundle/core"
-import { HttpApiBuilder, HttpApp, HttpServerResponse } from "@effect/platform"
+import { HttpApiBuilder, HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, FiberRef, Layer } from "effect"
 import * as ActionLog from "./ActionLog.js"
 import * as RequestContext from "./RequestContext.js"
@@ -26,13 +26,26 @@ export const ConsoleAccessLive = HttpApiBuilder.group(ServerApi, "consoleAccess"
     return handlers.handle("signIn", ({ payload }) =>
       Effect.gen(function*() {
         const info = yield* FiberRef.get(RequestContext.current)
-        const session = yield* operators.signIn(payload.email, payload.password, info.address ?? "unknown")
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const browser = request.cookies[Operator.OPERATOR_BROWSER_COOKIE]
+        const session = yield* operators.signIn(payload.email, payload.password, {
+          address: info.address ?? "unknown",
+          ...(browser === undefined ? {} : { browser })
+        })
         yield* HttpApp.appendPreResponseHandler((_, response) =>
           Effect.succeed(
-            HttpServerResponse.unsafeSetCookie(response, Operator.OPERATOR_COOKIE, session.token, {
-              ...cookieOptions(config.secureCookies),
-              expires: session.expiresAt
-            })
+            HttpServerResponse.unsafeSetCookies(response, [
+              [Operator.OPERATOR_COOKIE, session.token, {
+                ...cookieOptions(config.secureCookies),
+                expires: session.expiresAt
+              }],
+              // The known browser's cookie: sent to the sign-in only (`KnownBrowsers`).
+              [Operator.OPERATOR_BROWSER_COOKIE, session.browser.token, {
+                ...cookieOptions(config.secureCookies),
+                path: `${ConsoleApi.CONSOLE_PREFIX}/session`,
+                expires: session.browser.expiresAt
+              }]
+            ])
           )
         )
         return ok({ operator: session.operator, csrf_token: session.csrfToken, expires_at: session.expiresAt })
@@ -106,11 +119,22 @@ export const OperatorsLive = HttpApiBuilder.group(ServerApi, "operators", (handl
               action: "operator.create",
               targetKind: "operator",
               targetId: operator.id,
-              summary: `Created operator ${operator.email} (${operator.name})`,
-              detail: { email: operator.email, name: operator.name }
+              summary: `Created ${operator.role} ${operator.email} (${operator.name})`,
+              detail: { email: operator.email, name: operator.name, role: operator.role }
             })),
             (operator) => ok({ operator })
           )))
+      .handle("update", ({ path, payload }) =>
+        Effect.map(
+          logged(operators.setRole(path.operator_id, payload.role), (operator) => ({
+            action: "operator.role",
+            targetKind: "operator",
+            targetId: operator.id,
+            summary: `Operator ${operator.email} is now ${operator.role === "owner" ? "an owner" : "an operator"}`,
+            detail: { email: operator.email, role: operator.role }
+          })),
+          (operator) => ok({ operator })
+        ))
       .handle("disable", ({ path }) =>
         Effect.flatMap(
           FiberRef.get(RequestContext.caller),

@@ -45,12 +45,33 @@ const emailWords = Effect.gen(function*() {
       linkSent: "This demo server sends no email: if the address is registered, its link is in the demo mailbox below."
     }
   }
-  const operators = "ask the service's operators for the link (they read it with bundles-server admin emails)"
+  // The operators cannot read a link either (the outbox hides its token): only their server's log can hold it.
+  const operators = "tell the service's operators, who must set up its email for the link to reach you"
   return {
     registered: `Your registration is received, but this server sends no email yet: ${operators}.`,
     linkSent: `This server sends no email yet: if the address is registered, ${operators}.`
   }
 })
+
+/**
+ * Sets the cookie of a known browser (`KnownBrowsers`): sent only to the sign-in, never to script.
+ */
+const rememberBrowser = (browser: { readonly token: string; readonly expiresAt: Date }, secure: boolean) =>
+  HttpApp.appendPreResponseHandler((_, response) =>
+    Effect.succeed(HttpServerResponse.unsafeSetCookie(response, Session.BROWSER_COOKIE, browser.token, {
+      httpOnly: true,
+      secure,
+      sameSite: "strict",
+      path: `${DashboardApi.DASHBOARD_PREFIX}/session`,
+      expires: browser.expiresAt
+    }))
+  )
+
+/** The known browser cookie the request carries, if any. */
+const browserCookie = Effect.map(
+  HttpServerRequest.HttpServerRequest,
+  (request) => request.cookies[Session.BROWSER_COOKIE]
+)
 
 /** Registration, verification, sign-in and password reset. */
 export const AccessLive = HttpApiBuilder.group(ServerApi, "dashboardAccess", (handlers) =>
@@ -67,7 +88,11 @@ export const AccessLive = HttpApiBuilder.group(ServerApi, "dashboardAccess", (ha
       .handle("signIn", ({ payload }) =>
         Effect.gen(function*() {
           const info = yield* FiberRef.get(RequestContext.current)
-          const session = yield* users.signIn(payload.email, payload.password, info.address ?? "unknown")
+          const browser = yield* browserCookie
+          const session = yield* users.signIn(payload.email, payload.password, {
+            address: info.address ?? "unknown",
+            ...(browser === undefined ? {} : { browser })
+          })
           yield* HttpApp.appendPreResponseHandler((_, response) =>
             Effect.succeed(HttpServerResponse.unsafeSetCookie(response, Session.SESSION_COOKIE, session.token, {
               httpOnly: true,
@@ -77,16 +102,18 @@ export const AccessLive = HttpApiBuilder.group(ServerApi, "dashboardAccess", (ha
               expires: session.expiresAt
             }))
           )
+          yield* rememberBrowser(session.browser, config.secureCookies)
           info.accountId = undefined
           return yield* sessionBody(session.userId, session.csrfToken, session.expiresAt)
         }))
       .handle("forgotPassword", ({ payload }) =>
         Effect.as(users.forgotPassword(payload.email, config.publicUrl), done(words.linkSent)))
       .handle("resetPassword", ({ payload }) =>
-        Effect.as(
-          users.resetPassword(payload.token, payload.password),
-          done("Your password is changed and every session ended: sign in with the new one.")
-        ))
+        Effect.gen(function*() {
+          const browser = yield* users.resetPassword(payload.token, payload.password, yield* browserCookie)
+          yield* rememberBrowser(browser, config.secureCookies)
+          return done("Your password is changed and every session ended: sign in with the new one.")
+        }))
   }))
 
 /** The signed-in session. */
@@ -334,10 +361,7 @@ export const DemoLive = HttpApiBuilder.group(ServerApi, "dashboardDemo", (handle
     return handlers.handle("mailbox", ({ urlParams }) =>
       Effect.gen(function*() {
         if (!enabled || !(yield* local)) return yield* new ApiError.NotFound({ message: `No route for GET ${path}` })
-        const emails = yield* mailer.recent(urlParams.email, DEMO_MAILBOX.within, DEMO_MAILBOX.limit)
-        return ok({
-          emails: emails.map(({ body, created_at, kind, link, subject }) => ({ kind, subject, body, link, created_at }))
-        })
+        return ok({ emails: yield* mailer.recent(urlParams.email, DEMO_MAILBOX.within, DEMO_MAILBOX.limit) })
       }))
   }))
 

@@ -63,7 +63,8 @@ export const examples: Examples = {
   "admin upstreams": ["bundles-server admin upstreams", "bundles-server admin upstreams --json"],
   "admin payments list": [
     "bundles-server admin payments list --status pending --method manual_transfer",
-    "bundles-server admin payments list --account 1 --json"
+    "bundles-server admin payments list --account 1 --json",
+    "bundles-server admin payments list --reversed"
   ],
   "admin payments show": ["bundles-server admin payments show PAY-7F3A9C2K8Q1M"],
   "admin payments approve": ["bundles-server admin payments approve PAY-7F3A9C2K8Q1M"],
@@ -74,8 +75,12 @@ export const examples: Examples = {
   "admin emails requeue": ["bundles-server admin emails requeue 42"],
   "admin operators list": ["bundles-server admin operators list", "bundles-server admin operators list --json"],
   "admin operators create": [
-    "bundles-server admin operators create --email efua@example.com --name \"Efua Owusu\"",
+    "bundles-server admin operators create --email efua@example.com --name \"Efua Owusu\" --role owner",
     "bundles-server admin operators create --email k@example.com --name Kofi --password-stdin < pw.txt"
+  ],
+  "admin operators set-role": [
+    "bundles-server admin operators set-role 2 owner",
+    "bundles-server admin operators set-role 2 operator"
   ],
   "admin operators disable": ["bundles-server admin operators disable 2"],
   "admin operators reset-password": [

@@ -300,7 +300,7 @@ export const make = (
     ) =>
       Effect.gen(function*() {
         const { given, kind } = credentialsOf(request, area)
-        if (given === undefined || given.length === 0) return { _tag: "Anonymous" } as const
+        if (kind === "none" || given === undefined || given.length === 0) return { _tag: "Anonymous" } as const
         if (kind === "session") {
           const session = yield* sessions.authenticate(given)
           if (Option.isSome(session)) {
@@ -335,14 +335,18 @@ export const make = (
 
     /**
      * What a request is counted as: its scopes with the caller's limits, for its account or
-     * (without one) its address; `undefined` when its endpoint counts nothing.
+     * (without one) its address; `undefined` when its endpoint counts nothing, or when the
+     * caller is the operator (the admin token, an operator's session), whose scripts are never
+     * throttled: only what reaches the admin area without their credentials counts.
      */
     const admission = (
       policy: Routes.Area["policy"],
       caller: RequestContext.Caller,
       address: string
     ): { readonly subject: string; readonly quotas: ReadonlyArray<RateLimiter.Quota> } | undefined => {
-      if (policy.rateLimitScopes.length === 0) return undefined
+      if (policy.rateLimitScopes.length === 0 || caller._tag === "AdminToken" || caller._tag === "OperatorSession") {
+        return undefined
+      }
       const limits = caller._tag === "Reseller"
         ? caller.principal.limits
         : caller._tag === "Holder"
@@ -505,6 +509,9 @@ export const make = (
               message: `Missing or wrong ${Session.CSRF_HEADER} header: reload the page and try again`
             })
           }
+        }
+        if (endpoint.policy.ownersOnly && caller._tag === "OperatorSession" && caller.session.role !== "owner") {
+          return yield* new ApiError.Forbidden({ message: "Only an owner (or the admin token) may do this" })
         }
         if (Option.isSome(body.invalid)) return yield* body.invalid.value
         routedHeaders(endpoint, headers)

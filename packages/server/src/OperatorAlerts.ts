@@ -2,29 +2,21 @@
  * Alerts to the operator (`BUNDLES_OPERATOR_WEBHOOK_URL`): signed and shaped like an account's
  * webhook event, posted with a few retries.
  */
-import { Money, Webhook } from "@databundle/contract"
+import { Webhook } from "@databundle/contract"
 import { Tokens, WebhookDelivery } from "@databundle/core"
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { Cause, Clock, Effect, Redacted, Schedule } from "effect"
 import type * as UpstreamConfig from "./UpstreamConfig.js"
 
-/** The body of an operator alert: signed and shaped like an account's webhook event. */
+/**
+ * The body of an operator alert (`upstream.balance_low`, `payment.reversed`): signed and shaped
+ * like an account's webhook event; amounts in `data` are cedis.
+ */
 export const operatorEvent = (
-  type: "upstream.balance_low",
-  data: { readonly upstream: string; readonly balance: bigint; readonly threshold: bigint },
+  type: "upstream.balance_low" | "payment.reversed",
+  data: Readonly<Record<string, string | number | null>>,
   now: number
-) =>
-  JSON.stringify({
-    id: Tokens.eventId(),
-    type,
-    created_at: new Date(now).toISOString(),
-    livemode: true,
-    data: {
-      upstream: data.upstream,
-      balance: Number(Money.formatCedis(data.balance)),
-      threshold: Number(Money.formatCedis(data.threshold))
-    }
-  })
+) => JSON.stringify({ id: Tokens.eventId(), type, created_at: new Date(now).toISOString(), livemode: true, data })
 
 /** How many times an operator alert is tried, a few seconds apart, before it is given up (and logged). */
 const OPERATOR_ATTEMPTS = 5

@@ -14,12 +14,15 @@
  * one-time code, the payment awaits it (`AwaitingCode`, with Paystack's `display_text`), and
  * `submitCode` sends it with `POST /charge/submit_otp`.
  */
-import { ApiError, Payment } from "@databundle/contract"
+import { ApiError, Money, Payment } from "@databundle/contract"
 import { PaymentProvider, Payments } from "@databundle/core"
-import { FetchHttpClient, HttpApiBuilder, HttpClient, HttpClientRequest, HttpServerRequest } from "@effect/platform"
+import { HttpApiBuilder, HttpClient, HttpClientRequest, HttpServerRequest } from "@effect/platform"
 import { HttpServerResponse } from "@effect/platform"
-import { Config, ConfigError, Duration, Effect, Either, Layer, Option, Redacted } from "effect"
+import { Clock, Config, ConfigError, Duration, Effect, Either, Layer, Option, Redacted } from "effect"
 import { createHmac, timingSafeEqual } from "node:crypto"
+import * as OperatorAlerts from "./OperatorAlerts.js"
+import * as OutsideAnswers from "./OutsideAnswers.js"
+import * as UpstreamConfig from "./UpstreamConfig.js"
 
 /** Where Paystack's webhooks are received. */
 export const CALLBACK_PATH = "/callbacks/paystack"
@@ -77,19 +80,27 @@ interface Answer {
   readonly data?: Transaction
 }
 
-const FAILED = new Set(["failed", "abandoned", "reversed"])
+const FAILED = new Set(["failed", "abandoned"])
 
-/** What a transaction's state means for the payment. */
+/**
+ * What a transaction's state means for the payment. Success counts only for exactly the
+ * amount, in GHS said in so many words (no currency is no success).
+ */
 export const outcomeOf = (request: PaymentProvider.CollectionRequest, tx: Transaction) => {
   if (tx.status === "success") {
-    if (tx.amount !== Number(request.amount) || (tx.currency !== undefined && tx.currency !== "GHS")) {
+    if (tx.amount !== Number(request.amount) || tx.currency !== "GHS") {
       return PaymentProvider.CollectionOutcome.Declined({
-        reason: `Paystack reports ${tx.currency ?? "?"} ${tx.amount ?? "?"} (pesewas) for this payment, not GHS ${
-          Number(request.amount)
-        }: not credited, ask the operator`
+        reason: `Paystack reports ${tx.currency ?? "no currency"} ${
+          tx.amount ?? "?"
+        } (pesewas) for this payment, not GHS ${Number(request.amount)}: not credited, ask the operator`
       })
     }
     return PaymentProvider.CollectionOutcome.Approved({ providerReference: `PSK-${tx.id ?? tx.reference}` })
+  }
+  if (tx.status === "reversed") {
+    return PaymentProvider.CollectionOutcome.Reversed({
+      reason: tx.gateway_response || tx.message || "Paystack: the charge was reversed"
+    })
   }
   if (tx.status !== undefined && FAILED.has(tx.status)) {
     return PaymentProvider.CollectionOutcome.Declined({
@@ -123,7 +134,11 @@ export const provider = Layer.effect(
       client.execute(request).pipe(
         Effect.flatMap((response) =>
           Effect.map(
-            response.json.pipe(Effect.orElseSucceed(() => ({}))),
+            // A body that is not JSON reads as empty; one too large to read is no answer at all
+            // (a charge it answered may have started: the payment stays pending, asked again).
+            response.json.pipe(
+              Effect.catchAll((error) => OutsideAnswers.isTooLarge(error) ? Effect.fail(error) : Effect.succeed({}))
+            ),
             (body) => ({ status: response.status, body: body as Answer })
           )
         ),
@@ -205,7 +220,7 @@ export const provider = Layer.effect(
         }).pipe(Effect.orDie, Effect.withSpan("Paystack.submitCode"))
     }
   })
-).pipe(Layer.provide(FetchHttpClient.layer))
+).pipe(Layer.provide(OutsideAnswers.httpClient))
 
 /** The payment provider of the configuration. */
 export const layer = Layer.unwrapEffect(Effect.map(
@@ -224,6 +239,9 @@ export const signatureValid = (body: string, signature: string | undefined, secr
  * `POST /callbacks/paystack`: a webhook of Paystack's, signed with the secret key. A wrong or
  * missing signature is a 401 and changes nothing; a right one about one of our payments makes
  * it be asked about again now. A 404, as an unknown path, when Paystack is not the provider.
+ * A payment already credited that Paystack now reports reversed is shown to the operator
+ * (`reversed_at`), logged (`event: payment.reversed`) and, with `BUNDLES_OPERATOR_WEBHOOK_URL`,
+ * posted to them as a `payment.reversed` alert; the wallet is left for the operator to adjust.
  */
 export const callbackRoute = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
@@ -231,6 +249,20 @@ export const callbackRoute = HttpApiBuilder.Router.use((router) =>
     const secret = (yield* providerKind) === "paystack"
       ? Option.some(Redacted.value((yield* config).secretKey))
       : Option.none<string>()
+    const operator = yield* UpstreamConfig.operatorWebhook
+    const alert = (payment: Payment.AdminPayment) =>
+      Option.isNone(operator) ? Effect.void : Effect.flatMap(Clock.currentTimeMillis, (now) =>
+        Effect.forkDaemon(
+          OperatorAlerts.sendOperatorAlert(
+            operator.value,
+            OperatorAlerts.operatorEvent("payment.reversed", {
+              payment_number: payment.payment_number,
+              account_id: payment.account_id,
+              amount: Number(Money.formatCedis(payment.amount)),
+              reason: payment.reversal_reason
+            }, now)
+          ).pipe(Effect.provide(OutsideAnswers.httpClient))
+        ))
     yield* router.post(
       CALLBACK_PATH,
       Effect.gen(function*() {
@@ -246,9 +278,11 @@ export const callbackRoute = HttpApiBuilder.Router.use((router) =>
           Effect.orElseSucceed(() => ({}) as { event?: string; data?: Transaction })
         )
         const reference = event.data?.reference
-        const payment = typeof reference === "string" ? yield* payments.refresh(reference) : Option.none()
-        if (Option.isSome(payment)) {
-          yield* Effect.logInfo(`Paystack ${event.event ?? "event"} for ${reference}: ${payment.value.status}`)
+        const found = typeof reference === "string" ? yield* payments.refresh(reference) : Option.none()
+        if (Option.isSome(found)) {
+          const { payment, reversal } = found.value
+          yield* Effect.logInfo(`Paystack ${event.event ?? "event"} for ${reference}: ${payment.status}`)
+          if (reversal) yield* alert(payment)
         }
         return HttpServerResponse.unsafeJson({ success: true, message: "Received" })
       })

@@ -17,9 +17,10 @@ import type { StaticFiles } from "./StaticFiles.js"
 /**
  * Which credentials authenticate requests in an area: the reseller's API key, the admin
  * bearer token, a dashboard user's session cookie, the admin token or an operator's session
- * cookie (`admin`), or an operator's session cookie only (`console`).
+ * cookie (`admin`), an operator's session cookie only (`console`), or none at all (`none`:
+ * whatever a request sends is not looked at, nor counted as a failure).
  */
-export type Credentials = "apiKey" | "bearer" | "session" | "admin" | "console"
+export type Credentials = "apiKey" | "bearer" | "session" | "admin" | "console" | "none"
 
 /** A prefix of the server's paths and what every request under it needs. */
 export interface Area {

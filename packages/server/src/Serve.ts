@@ -52,7 +52,7 @@ const announce = (
       ? "shown on the page after registering (demo mailbox), and in the log"
       : Option.isSome(yield* ServerConfig.smtpUrl)
       ? "sent through BUNDLES_SMTP_URL (status: bundles-server admin emails)"
-      : "no SMTP server (BUNDLES_SMTP_URL): kept in the outbox, read it with bundles-server admin emails"
+      : "no SMTP server (BUNDLES_SMTP_URL): kept in the outbox, its links hidden; holders get no link until it is set"
     const lines = [
       `Data bundle reseller server listening on ${base}${extra}`,
       "",
@@ -163,15 +163,16 @@ const single = (options: ServeOptions, quiet: boolean) =>
     const { host, metricsPort, port, tls } = yield* settings(options)
     const traced = yield* Tracing.enabled
     const runtime = yield* Effect.runtime<never>()
-    const server = NodeServer.make(tls, (refusal) =>
-      Runtime.runFork(runtime)(Effect.logInfo("request").pipe(Effect.annotateLogs({ ...refusal }))))
+    const server = NodeServer.make(
+      tls,
+      (refusal) => Runtime.runFork(runtime)(Effect.logInfo("request").pipe(Effect.annotateLogs({ ...refusal }))),
+      yield* ServerConfig.connectionLimits
+    )
     const requests = Drain.track(server)
     // Built last, so released first: requests in flight finish while the application and
     // the database are still there.
     const started = Layer.scopedDiscard(Effect.gen(function*() {
-      yield* Effect.addFinalizer(() =>
-        Drain.drain(server, requests, Duration.seconds(10))
-      )
+      yield* Effect.addFinalizer(() => Drain.drain(server, requests, Duration.seconds(10)))
       if (quiet) return
       if (Option.isSome(metricsPort)) {
         const metrics = yield* Metrics.Metrics

@@ -2,6 +2,7 @@
  * The server's configuration, read from the environment in this one place.
  */
 import { Config, ConfigError, Effect, Either, Option, Redacted } from "effect"
+import * as fs from "node:fs"
 import * as path from "node:path"
 import * as ClientAddress from "./ClientAddress.js"
 
@@ -45,6 +46,40 @@ export const trustedProxies = Config.string("BUNDLES_TRUSTED_PROXIES").pipe(
   Config.withDefault(""),
   Config.map(ClientAddress.parseTrusted)
 )
+
+/** Descriptors kept for everything but client connections: the database, files, outgoing calls. */
+const RESERVED_DESCRIPTORS = 128
+
+/** The process's soft limit on open descriptors, where the system says (Linux); else none known. */
+const descriptorLimit = (): number | undefined => {
+  try {
+    const line = fs.readFileSync("/proc/self/limits", "utf8").split("\n").find((l) => l.startsWith("Max open files"))
+    const soft = Number(line?.split(/\s{2,}/)[1])
+    return Number.isFinite(soft) && soft > 0 ? soft : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * How many connections the server holds (`BUNDLES_MAX_CONNECTIONS`, default: the descriptor
+ * limit less 128 kept for the database and the rest, at most 10000, 1000 where the limit is
+ * unknown) and how many of them one client address may hold (`BUNDLES_MAX_CONNECTIONS_PER_ADDRESS`,
+ * default: half the total, at most 256). Trusted proxies have no per-address cap.
+ */
+export const connectionLimits = Effect.gen(function*() {
+  const limit = descriptorLimit()
+  const fallback = limit === undefined ? 1000 : Math.max(16, Math.min(10_000, limit - RESERVED_DESCRIPTORS))
+  const total = yield* Config.integer("BUNDLES_MAX_CONNECTIONS").pipe(
+    Config.withDefault(fallback),
+    Config.validate({ message: "must be a whole number from 1", validation: (n) => n >= 1 })
+  )
+  const perAddress = yield* Config.integer("BUNDLES_MAX_CONNECTIONS_PER_ADDRESS").pipe(
+    Config.withDefault(Math.max(1, Math.min(256, Math.floor(total / 2)))),
+    Config.validate({ message: "must be a whole number from 1", validation: (n) => n >= 1 })
+  )
+  return { total, perAddress, trusted: yield* trustedProxies }
+})
 
 /** Where rate-limit counts live: `memory` (one process), `database` (shared), or `auto`. */
 export const rateLimitStore = Config.literal("auto", "memory", "database")("BUNDLES_RATE_LIMIT_STORE").pipe(

@@ -7,10 +7,19 @@
 import { Mailer } from "@databundle/core"
 import { ConfigError, Effect, Layer, Option, Redacted } from "effect"
 import nodemailer from "nodemailer"
+import * as OutsideAnswers from "./OutsideAnswers.js"
 import * as ServerConfig from "./ServerConfig.js"
 
-/** Short enough that one attempt ends well within the sender's lease on its row. */
-const TIMEOUTS = { connectionTimeout: 20_000, greetingTimeout: 20_000, socketTimeout: 60_000 }
+/**
+ * Short enough that one attempt ends well within the sender's lease on its row; and no reply
+ * of the mail server read past the cap of every answer from outside (the connection is dropped).
+ */
+const LIMITS = {
+  connectionTimeout: 20_000,
+  greetingTimeout: 20_000,
+  socketTimeout: 60_000,
+  maxResponseSize: OutsideAnswers.MAX_BYTES
+}
 
 /** Why an attempt failed, for the outbox's `last_error`: the server's answer or the network error, no secrets. */
 const describe = (error: unknown): string => {
@@ -26,7 +35,7 @@ export const make = (url: Redacted.Redacted, from: string) =>
     Mailer.MailTransport,
     Effect.gen(function*() {
       const transporter = yield* Effect.acquireRelease(
-        Effect.sync(() => nodemailer.createTransport({ url: Redacted.value(url).trim(), ...TIMEOUTS })),
+        Effect.sync(() => nodemailer.createTransport({ url: Redacted.value(url).trim(), ...LIMITS })),
         (transporter) => Effect.sync(() => transporter.close())
       )
       return {

@@ -11,9 +11,9 @@
  */
 import * as OtlpSerialization from "@effect/opentelemetry/OtlpSerialization"
 import * as OtlpTracer from "@effect/opentelemetry/OtlpTracer"
-import { FetchHttpClient } from "@effect/platform"
 import { Config, Duration, Effect, Layer, Option } from "effect"
 import * as fs from "node:fs"
+import * as OutsideAnswers from "./OutsideAnswers.js"
 
 const settings = Config.all({
   endpoint: Config.option(Config.string("OTEL_EXPORTER_OTLP_ENDPOINT")),
@@ -63,5 +63,5 @@ export const layer = Layer.unwrapEffect(Effect.gen(function*() {
     resource: { serviceName: config.serviceName, serviceVersion: VERSION },
     headers: parseHeaders(config.headers),
     exportInterval: Duration.millis(config.delay)
-  }).pipe(Layer.provide(OtlpSerialization.layerJson), Layer.provide(FetchHttpClient.layer))
+  }).pipe(Layer.provide(OtlpSerialization.layerJson), Layer.provide(OutsideAnswers.httpClient))
 }))

@@ -24,6 +24,7 @@ import type { Order } from "@databundle/contract"
 import { Database, Fulfillment } from "@databundle/core"
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Clock, Duration, Effect, Layer, Option, Schema } from "effect"
+import * as OutsideAnswers from "./OutsideAnswers.js"
 import * as UpstreamConfig from "./UpstreamConfig.js"
 import { type Connected, Upstreams } from "./Upstreams.js"
 
@@ -84,6 +85,8 @@ export type Failure =
 
 /** Classifies any failure of a client call. */
 export const classify = (error: unknown): Failure => {
+  // An answer too large to read: it may have taken the order, so only it is asked again (a replay).
+  if (OutsideAnswers.isTooLarge(error)) return { _tag: "Unknown", message: new OutsideAnswers.AnswerTooLarge().message }
   const tagged = error as { _tag?: string; message?: string; retry_after?: number; errors?: Record<string, unknown> }
   const message = typeof tagged?.message === "string" ? tagged.message : String(error)
   switch (tagged?._tag) {

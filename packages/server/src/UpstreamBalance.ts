@@ -3,10 +3,10 @@
  * threshold logged and sent to the operator as an alert (`OperatorAlerts`).
  */
 import { Money } from "@databundle/contract"
-import { FetchHttpClient } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { Cause, Clock, Effect, Option, Schedule } from "effect"
 import { operatorEvent, sendOperatorAlert } from "./OperatorAlerts.js"
+import * as OutsideAnswers from "./OutsideAnswers.js"
 import { Upstreams } from "./Upstreams.js"
 
 /**
@@ -74,8 +74,12 @@ export const balanceWatch = Effect.gen(function*() {
           yield* Effect.forkDaemon(
             sendOperatorAlert(
               operator.value,
-              operatorEvent("upstream.balance_low", { upstream: name, balance: main, threshold }, now)
-            ).pipe(Effect.provide(FetchHttpClient.layer))
+              operatorEvent("upstream.balance_low", {
+                upstream: name,
+                balance: Number(Money.formatCedis(main)),
+                threshold: Number(Money.formatCedis(threshold))
+              }, now)
+            ).pipe(Effect.provide(OutsideAnswers.httpClient))
           )
         }
       } else if (lastWarned.delete(name) || crossed) {

@@ -9,12 +9,15 @@
  * of a bundle sets its cost, so whichever upstream delivers, we never sell below cost; the
  * markup is applied to that cost and rounded up to the pesewa. A bundle is active exactly
  * when some configured upstream sells it: ours sells nothing no upstream can deliver. Labels
- * (name, size, badge) of existing bundles stay the operator's.
+ * (name, size, badge) of existing bundles stay the operator's. An upstream bundle priced at or
+ * below zero, or so high that its price here would pass the most a price may be, is refused
+ * (shown in the diff as `refuse`) and treated as not sold; the rest are synced.
  */
 import { ApiError, Catalog as CatalogContract, Money, Upstream as UpstreamContract } from "@databundle/contract"
 import { Catalog, Database } from "@databundle/core"
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Option, Schema } from "effect"
+import * as OutsideAnswers from "./OutsideAnswers.js"
 import * as UpstreamConfig from "./UpstreamConfig.js"
 import { Upstreams } from "./Upstreams.js"
 
@@ -40,7 +43,9 @@ const keyPart = (text: string) =>
 const cannotRead = (name: string, error: unknown) =>
   new ApiError.BadRequest({
     message: `Cannot read the catalogue of upstream ${name}: ${
-      (error as { message?: string })?.message ?? String(error)
+      OutsideAnswers.isTooLarge(error)
+        ? new OutsideAnswers.AnswerTooLarge().message
+        : (error as { message?: string })?.message ?? String(error)
     }`
   })
 
@@ -145,6 +150,9 @@ export const sync = <R = never>(
     const keys = new Set(desired.networks.flatMap((n) => n.bundles.map((b: FileBundle) => b.key)))
     const changes: Array<Change> = []
     const targetNames = new Set(targets.map((t) => t.config.name))
+    // The dearest markup any of our prices takes: a cost it would take past the bound is refused.
+    const markups = [payload.markup, ...Object.values(payload.price_groups)].map(UpstreamContract.markupBasisPoints)
+    const dearest = markups.reduce((max, m) => m > max ? m : max, 0n)
 
     // What the targets sell now; anything of theirs not seen is no longer sold.
     for (const mapping of mappings.values()) {
@@ -180,6 +188,23 @@ export const sync = <R = never>(
         for (const bundle of bundles) {
           const id = `${name}/${bundle.id}`
           const known = mappings.get(id)
+          const refusal = bundle.price <= 0n
+            ? "at or below zero"
+            : UpstreamContract.withMarkup(bundle.price, dearest) > Money.MAX_PESEWAS
+            ? `which with the markup passes ${Money.formatGhs(Money.MAX_PESEWAS)}, the most a price may be`
+            : undefined
+          if (refusal !== undefined) {
+            // Not sold, as far as this sync goes: a bundle only it sold is deactivated.
+            changes.push({
+              change: "refuse",
+              kind: "bundle",
+              key: known?.bundle_key ?? `${network.slug}/${name}-${bundle.id}`,
+              detail: `${name} prices bundle ${bundle.id} (${bundle.name}) at ${
+                Money.formatGhs(bundle.price)
+              }, ${refusal}`
+            })
+            continue
+          }
           let key = known?.bundle_key
           if (key === undefined) {
             const taken = new Set([...mappings.values()].filter((m) => m.upstream === name).map((m) => m.bundle_key))

@@ -3,7 +3,7 @@
  * environment (`BUNDLES_PROVIDER`, `BUNDLES_UPSTREAM_*`) and, for several upstreams, from the
  * JSON file named by `BUNDLES_UPSTREAMS_FILE`.
  */
-import { Cedis } from "@databundle/contract/Money"
+import { Amount } from "@databundle/contract/Money"
 import { Config, ConfigError, Duration, Effect, Either, Option, ParseResult, Redacted, Schema } from "effect"
 import * as fs from "node:fs"
 
@@ -98,7 +98,7 @@ const FileEntry = Schema.Struct({
     }),
     { default: () => ({ "*": 100 }) }
   ),
-  low_balance: Schema.optional(Cedis),
+  low_balance: Schema.optional(Amount),
   /** The upstream's webhook signing secret, or the variable that holds it (preferred). */
   webhook_secret: Schema.optional(Schema.String),
   webhook_secret_env: Schema.optional(Schema.String)
@@ -192,7 +192,7 @@ export const upstreams: Config.Config<ReadonlyArray<Upstream>> = Config.option(C
         ))
       }
       if (!Schema.is(Name)(name)) return Either.left(invalid("BUNDLES_UPSTREAM_NAME", "must be 1 to 32 of a-z 0-9 _ -"))
-      const low = Option.map(lowBalance, (text) => Schema.decodeUnknownEither(Cedis)(Number(text)))
+      const low = Option.map(lowBalance, (text) => Schema.decodeUnknownEither(Amount)(Number(text)))
       if (Option.isSome(low) && Either.isLeft(low.value)) {
         return Either.left(invalid("BUNDLES_UPSTREAM_LOW_BALANCE", "must be an amount in cedis"))
       }

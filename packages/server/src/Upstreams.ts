@@ -4,8 +4,8 @@
  * catalogue sync reads, the upstreams' webhooks are checked against and the balance watch reads.
  */
 import { BundlesClient } from "@databundle/client"
-import { FetchHttpClient } from "@effect/platform"
 import { Duration, Effect, Layer, type Option } from "effect"
+import * as OutsideAnswers from "./OutsideAnswers.js"
 import * as UpstreamConfig from "./UpstreamConfig.js"
 
 /** One upstream with its client and its in-process circuit. */
@@ -63,7 +63,7 @@ export const connect = (
         circuit: new Circuit(tuning.breakerFailures, Duration.toMillis(tuning.breakerCooldown))
       })),
       Effect.mapError((error) => new Error(`upstream "${config.name}": ${error.message}`))
-    )).pipe(Effect.provide(FetchHttpClient.layer))
+    )).pipe(Effect.provide(OutsideAnswers.httpClient))
 
 /** The upstreams the server was configured with, connected. */
 export class Upstreams extends Effect.Tag("server/Upstreams")<Upstreams, {

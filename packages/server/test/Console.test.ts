@@ -16,6 +16,7 @@ import * as ActionLog from "../src/ActionLog.js"
 import {
   ADMIN_TOKEN,
   adminClient,
+  mailed,
   newAccount,
   raw,
   type RawOptions,
@@ -62,23 +63,27 @@ const cookieOf = (setCookie: string | undefined) => {
   return match![1]!
 }
 
-/** Creates an operator through the admin API (the token) and signs them in. */
-const newOperator = Effect.gen(function*() {
-  const email = freshEmail()
-  const created = yield* raw("POST", `${ADMIN}/operators`, {
-    bearer: ADMIN_TOKEN,
-    body: { email, name: "Kofi Operator", password: PASSWORD }
+/** Creates an operator (of `role`, else the default) through the admin API (the token) and signs them in. */
+const operatorOf = (role?: Operator.OperatorRole) =>
+  Effect.gen(function*() {
+    const email = freshEmail()
+    const created = yield* raw("POST", `${ADMIN}/operators`, {
+      bearer: ADMIN_TOKEN,
+      body: { email, name: "Kofi Operator", password: PASSWORD, ...(role === undefined ? {} : { role }) }
+    })
+    assert.strictEqual(created.status, 201, created.text)
+    const response = yield* signIn(email)
+    assert.strictEqual(response.status, 200, response.text)
+    return {
+      cookie: cookieOf(response.headers["set-cookie"]),
+      csrf: response.json.csrf_token,
+      operatorId: created.json.operator.id,
+      email
+    } as Console
   })
-  assert.strictEqual(created.status, 201, created.text)
-  const response = yield* signIn(email)
-  assert.strictEqual(response.status, 200, response.text)
-  return {
-    cookie: cookieOf(response.headers["set-cookie"]),
-    csrf: response.json.csrf_token,
-    operatorId: created.json.operator.id,
-    email
-  } as Console
-})
+
+/** A new operator with the default role, signed in. */
+const newOperator = operatorOf()
 
 /** The newest action-log lines matching a filter. */
 const actions = (query: string) =>
@@ -233,9 +238,7 @@ for (const target of targets) {
             body: { name: "Ama", email, phone: "0241234567", password: PASSWORD }
           })
           assert.strictEqual(registered.status, 201)
-          const admin = yield* adminClient
-          const { emails } = yield* admin.mailAdmin.list({ urlParams: { to: email } })
-          const token = /token=([A-Za-z0-9_-]+)/.exec(emails[0]!.link!)![1]!
+          const token = /token=([A-Za-z0-9_-]+)/.exec((yield* mailed(email)).link!)![1]!
           assert.strictEqual(
             (yield* raw("POST", "/dashboard/v1/email/verify", { body: { token } })).status,
             200
@@ -285,6 +288,88 @@ for (const target of targets) {
           assert.isString(row.disabled_at)
           const [line] = yield* actions(`action=operator.disable&target_id=${console.operatorId}`)
           assert.strictEqual(line.actor_kind, "token")
+        }))
+
+      it.effect("only owners and the admin token manage operators; an operator runs the business and reads no link", () =>
+        Effect.gen(function*() {
+          const operator = yield* newOperator
+          const owner = yield* operatorOf("owner")
+          const mine = yield* call(operator, "GET", `${CONSOLE}/session`)
+          assert.strictEqual(mine.json.operator.role, "operator", "the default role")
+          assert.strictEqual((yield* call(owner, "GET", `${CONSOLE}/session`)).json.operator.role, "owner")
+          // An operator sees who the operators are...
+          const listed = yield* call(operator, "GET", `${ADMIN}/operators`)
+          assert.strictEqual(listed.status, 200)
+          assert.strictEqual(listed.json.operators.find((o: any) => o.id === owner.operatorId).role, "owner")
+          // ...and manages none of them, themselves included: 403, nothing changes, nothing logged.
+          const backdoor = { email: freshEmail(), name: "Backdoor", password: PASSWORD, role: "owner" }
+          const refusals = [
+            yield* call(operator, "POST", `${ADMIN}/operators`, { body: backdoor }),
+            yield* call(operator, "POST", `${ADMIN}/operators/${owner.operatorId}/password`, {
+              body: { password: "taken over 12345" }
+            }),
+            yield* call(operator, "POST", `${ADMIN}/operators/${owner.operatorId}/disable`),
+            yield* call(operator, "PATCH", `${ADMIN}/operators/${operator.operatorId}`, { body: { role: "owner" } })
+          ]
+          for (const refused of refusals) {
+            assert.strictEqual(refused.status, 403, refused.text)
+            assert.strictEqual(refused.json.code, "forbidden")
+          }
+          assert.strictEqual((yield* signIn(backdoor.email)).status, 401, "no operator was created")
+          assert.strictEqual((yield* signIn(owner.email)).status, 200, "the owner's password is unchanged")
+          assert.strictEqual((yield* call(owner, "GET", `${CONSOLE}/session`)).status, 200, "the owner not disabled")
+          assert.lengthOf(yield* actions(`target_id=${owner.operatorId}&action=operator.password_reset`), 0)
+          // The business is theirs to run: accounts, money, the outbox (without a live link).
+          const account = yield* newAccount(0n)
+          const funded = yield* call(operator, "POST", `${ADMIN}/accounts/${account.id}/wallet/fund`, {
+            body: { amount: 5 }
+          })
+          assert.strictEqual(funded.status, 200, funded.text)
+          const holder = freshEmail()
+          yield* raw("POST", "/dashboard/v1/register", {
+            body: { name: "Ama", email: holder, phone: "0241234567", password: PASSWORD }
+          })
+          yield* raw("POST", "/dashboard/v1/password/forgot", { body: { email: holder } })
+          const outbox = yield* call(operator, "GET", `${ADMIN}/emails?to=${encodeURIComponent(holder)}`)
+          assert.strictEqual(outbox.status, 200)
+          assert.deepStrictEqual(outbox.json.emails.map((m: any) => m.kind), ["reset_password", "verify_email"])
+          for (const kind of ["verify_email", "reset_password"]) {
+            const token = /token=([A-Za-z0-9_-]+)/.exec((yield* mailed(holder, kind)).link!)![1]!
+            assert.notInclude(outbox.text, token)
+          }
+          for (const mail of outbox.json.emails) assert.match(mail.link, /[?]token=\[hidden\]$/)
+
+          // An owner manages operators: creates one (an operator unless asked), sets roles, disables.
+          const made = yield* call(owner, "POST", `${ADMIN}/operators`, {
+            body: { email: freshEmail(), name: "New hire", password: PASSWORD }
+          })
+          assert.strictEqual(made.status, 201, made.text)
+          assert.strictEqual(made.json.operator.role, "operator")
+          const promoted = yield* call(owner, "PATCH", `${ADMIN}/operators/${operator.operatorId}`, {
+            body: { role: "owner" }
+          })
+          assert.strictEqual(promoted.status, 200, promoted.text)
+          assert.strictEqual(promoted.json.operator.role, "owner")
+          const [line] = yield* actions(`action=operator.role&target_id=${operator.operatorId}`)
+          assert.strictEqual(line.operator_id, owner.operatorId)
+          // The promotion bites at once, on the session already open.
+          const now = yield* call(operator, "POST", `${ADMIN}/operators/${made.json.operator.id}/disable`)
+          assert.strictEqual(now.status, 200, now.text)
+          const badRole = yield* call(owner, "PATCH", `${ADMIN}/operators/${operator.operatorId}`, {
+            body: { role: "admin" }
+          })
+          assert.strictEqual(badRole.status, 422)
+          assert.deepStrictEqual(badRole.json.errors.role, ["role must be one of owner, operator"])
+          // The admin token manages operators whatever its caller.
+          const demoted = yield* raw("PATCH", `${ADMIN}/operators/${operator.operatorId}`, {
+            bearer: ADMIN_TOKEN,
+            body: { role: "operator" }
+          })
+          assert.strictEqual(demoted.json.operator.role, "operator")
+          assert.strictEqual(
+            (yield* call(operator, "POST", `${ADMIN}/operators/${owner.operatorId}/disable`)).status,
+            403
+          )
         }))
 
       it.effect("an operator changes their own password: the current one checked, their other sessions ended", () =>

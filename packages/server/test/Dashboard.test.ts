@@ -9,7 +9,16 @@ import { HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect, Layer, Logger, LogLevel } from "effect"
 import * as http from "node:http"
-import { adminClient, raw, type RawOptions, resellerClient, seedCatalog, serverLayer } from "./Harness.js"
+import {
+  adminClient,
+  mailed,
+  raw,
+  type RawOptions,
+  type RawResponse,
+  resellerClient,
+  seedCatalog,
+  serverLayer
+} from "./Harness.js"
 
 const PREFIX = DashboardApi.DASHBOARD_PREFIX
 const PASSWORD = "correct horse battery"
@@ -18,15 +27,8 @@ let counter = 0
 /** A fresh address per user, so suites on one database never collide. */
 const freshEmail = () => `user${Date.now().toString(36)}${(counter++).toString(36)}@example.com`
 
-/** The latest email the outbox holds for an address. */
-const latestMail = (to: string, kind?: string) =>
-  Effect.gen(function*() {
-    const admin = yield* adminClient
-    const { emails } = yield* admin.mailAdmin.list({ urlParams: { to } })
-    const mail = emails.find((m) => kind === undefined || m.kind === kind)
-    assert.isDefined(mail, `an email to ${to}`)
-    return mail!
-  })
+/** The latest email to an address, as its holder receives it. */
+const latestMail = mailed
 
 /** The token in a link's fragment (`#/verify-email?token=...`). */
 const tokenOf = (link: string | null) => {
@@ -133,7 +135,9 @@ for (const target of targets) {
       quiet(serverLayer(target, {
         BUNDLES_SIMULATOR_PENDING_SECONDS: "1",
         // Every test signs users up from one address; the access limit has its own test.
-        BUNDLES_DASHBOARD_LIMITS: "dashboard=100000,access=100000"
+        BUNDLES_DASHBOARD_LIMITS: "dashboard=100000,access=100000",
+        // Sign-ins "from elsewhere" name their address in X-Forwarded-For.
+        BUNDLES_TRUSTED_PROXIES: "127.0.0.1,::1"
       })),
       {
         timeout: 120_000,
@@ -149,6 +153,12 @@ for (const target of targets) {
           const mail = yield* latestMail(email, "verify_email")
           const token = tokenOf(mail.link)
           assert.include(mail.body, mail.link!)
+          // The operator reads the email, never its live link: the token is hidden in both places.
+          const { emails } = yield* (yield* adminClient).mailAdmin.list({ urlParams: { to: email } })
+          const listed = emails.find((m) => m.kind === "verify_email")!
+          assert.strictEqual(listed.link, mail.link!.replace(token, "[hidden]"))
+          assert.strictEqual(listed.body, mail.body.replace(token, "[hidden]"))
+          assert.notInclude(JSON.stringify(emails), token)
 
           const early = yield* signIn(email)
           assert.strictEqual(early.status, 403)
@@ -552,6 +562,62 @@ for (const target of targets) {
           assert.strictEqual(unknown.status, 401)
         }))
 
+      it.effect("a lockout of the email address spares the browsers that signed in before, and the one that resets", () =>
+        Effect.gen(function*() {
+          const victim = yield* newUser
+          const bystander = yield* newUser
+          const known = yield* signIn(victim.email)
+          const browserCookie = (response: RawResponse) => {
+            const line = [response.headers["set-cookie"] ?? ""].flat().join("\n")
+            const match = new RegExp(`${Session.BROWSER_COOKIE}=([^;]*);([^\n]*)`).exec(line)
+            assert.isNotNull(match, `a ${Session.BROWSER_COOKIE} cookie in ${line}`)
+            return { value: match![1]!, attributes: match![2]! }
+          }
+          const remembered = browserCookie(known)
+          assert.match(remembered.attributes, /Path=\/dashboard\/v1\/session/)
+          assert.match(remembered.attributes, /HttpOnly/)
+          assert.match(remembered.attributes, /SameSite=Strict/)
+          const withBrowser = (value: string, address: string) => ({
+            cookie: `${Session.BROWSER_COOKIE}=${value}`,
+            "x-forwarded-for": address
+          })
+          // 20 guesses from 4 addresses lock the email address out everywhere else...
+          for (const address of ["198.51.100.1", "198.51.100.2", "198.51.100.3", "198.51.100.4"]) {
+            for (let i = 0; i < 5; i++) {
+              const guess = yield* signIn(victim.email, "wrong password!", { "x-forwarded-for": address })
+              assert.strictEqual(guess.status, 401)
+            }
+          }
+          const locked = yield* signIn(victim.email, PASSWORD, { "x-forwarded-for": "198.51.100.5" })
+          assert.strictEqual(locked.status, 429)
+          assert.match(locked.json.message, /for this email address\. A browser you signed in with before still can/)
+          // ...and to a browser known for another account.
+          const other = browserCookie(yield* signIn(bystander.email)).value
+          assert.strictEqual((yield* signIn(victim.email, PASSWORD, withBrowser(other, "198.51.100.5"))).status, 429)
+          // The owner's browser signs in, and keeps its own limit.
+          const owner = yield* signIn(victim.email, PASSWORD, withBrowser(remembered.value, "198.51.100.5"))
+          assert.strictEqual(owner.status, 200, owner.text)
+          // A browser that resets the password becomes known, and signs in too.
+          assert.strictEqual(
+            (yield* call(undefined, "POST", "/password/forgot", { body: { email: victim.email } })).status,
+            200
+          )
+          const token = tokenOf((yield* latestMail(victim.email, "reset_password")).link)
+          const reset = yield* call(undefined, "POST", "/password/reset", {
+            body: { token, password: "a new long password" },
+            headers: { "x-forwarded-for": "198.51.100.6" }
+          })
+          assert.strictEqual(reset.status, 200)
+          const resetBrowser = browserCookie(reset).value
+          const after = yield* signIn(victim.email, "a new long password", withBrowser(resetBrowser, "198.51.100.6"))
+          assert.strictEqual(after.status, 200, after.text)
+          assert.strictEqual(
+            (yield* signIn(victim.email, "a new long password", { "x-forwarded-for": "198.51.100.6" })).status,
+            429,
+            "without the cookie the lockout holds"
+          )
+        }))
+
       it.scoped("sets a webhook URL, reveals and rotates its secret, sends a test event, logs and resends deliveries", () =>
         Effect.gen(function*() {
           const browser = yield* newUser
@@ -659,7 +725,13 @@ for (const target of targets) {
             (yield* call(undefined, "POST", "/password/forgot", { body: { email: freshEmail() } })).status,
             200
           )
+          const older = tokenOf((yield* latestMail(browser.email, "reset_password")).link)
+          assert.strictEqual(
+            (yield* call(undefined, "POST", "/password/forgot", { body: { email: browser.email } })).status,
+            200
+          )
           const token = tokenOf((yield* latestMail(browser.email, "reset_password")).link)
+          assert.notStrictEqual(token, older)
           const weak = yield* call(undefined, "POST", "/password/reset", { body: { token, password: "short" } })
           assert.strictEqual(weak.status, 422)
           const reset = yield* call(undefined, "POST", "/password/reset", {
@@ -673,6 +745,30 @@ for (const target of targets) {
             body: { token, password: "another long password" }
           })
           assert.strictEqual(reused.status, 422)
+          // Using a link voids the others: the older link no longer resets the password.
+          const stale = yield* call(undefined, "POST", "/password/reset", {
+            body: { token: older, password: "an attacker's password" }
+          })
+          assert.strictEqual(stale.status, 422, stale.text)
+          assert.strictEqual((yield* signIn(browser.email, "an attacker's password")).status, 401)
+          // So does changing the password: a link asked for before no longer works after.
+          const signedIn = yield* signIn(browser.email, "a new long password")
+          const current: Browser = {
+            cookie: sessionCookie(signedIn.headers["set-cookie"]),
+            csrf: signedIn.json.csrf_token,
+            email: browser.email
+          }
+          yield* call(undefined, "POST", "/password/forgot", { body: { email: browser.email } })
+          const before = tokenOf((yield* latestMail(browser.email, "reset_password")).link)
+          const changed = yield* call(current, "POST", "/password", {
+            body: { current_password: "a new long password", new_password: "the third long password" }
+          })
+          assert.strictEqual(changed.status, 200, changed.text)
+          const late = yield* call(undefined, "POST", "/password/reset", {
+            body: { token: before, password: "an attacker's password" }
+          })
+          assert.strictEqual(late.status, 422, late.text)
+          assert.strictEqual((yield* signIn(browser.email, "the third long password")).status, 200)
         }))
     })
 

@@ -11,7 +11,7 @@ import { assert, describe, layer } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Layer } from "effect"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
-import { adminClient, newAccount, raw, resellerClient, seedCatalog, serverLayer } from "./Harness.js"
+import { ADMIN_TOKEN, adminClient, newAccount, raw, resellerClient, seedCatalog, serverLayer } from "./Harness.js"
 
 interface Delivered {
   readonly headers: http.IncomingHttpHeaders
@@ -291,12 +291,26 @@ for (const target of targets) {
           assert.isNull(first.json.webhook.url)
           assert.match(first.json.webhook.secret, /^whsec_[0-9A-Za-z]{40}$/)
           assert.strictEqual(first.headers["cache-control"], "no-store")
-          const created = yield* me.admin.accounts.show({ path: { account_id: me.id } })
-          assert.strictEqual(created.webhook_secret, first.json.webhook.secret)
+          // The operator sees only the secret's start, in every answer of the admin API.
+          const created = yield* raw("GET", `/admin/v1/accounts/${me.id}`, { bearer: ADMIN_TOKEN })
+          assert.strictEqual(created.json.webhook_secret_prefix, first.json.webhook.secret.slice(0, 10))
+          assert.notInclude(created.text, first.json.webhook.secret)
           // Setting the URL keeps the secret the receiver was set up with.
-          yield* me.admin.accounts.update({ path: { account_id: me.id }, payload: { webhook_url: "https://x.test/h" } })
-          const shown = yield* me.admin.accounts.show({ path: { account_id: me.id } })
-          assert.strictEqual(shown.webhook_secret, first.json.webhook.secret)
+          const set = yield* raw("PATCH", `/admin/v1/accounts/${me.id}`, {
+            bearer: ADMIN_TOKEN,
+            body: { webhook_url: "https://x.test/h" }
+          })
+          assert.notInclude(set.text, first.json.webhook.secret)
+          assert.strictEqual((yield* me.client.webhooks.settings()).webhook.secret, first.json.webhook.secret)
+          // A rotation makes a new one, which only the account reads.
+          const rotated = yield* raw("PATCH", `/admin/v1/accounts/${me.id}`, {
+            bearer: ADMIN_TOKEN,
+            body: { rotate_webhook_secret: true }
+          })
+          const renewed = (yield* me.client.webhooks.settings()).webhook.secret
+          assert.notStrictEqual(renewed, first.json.webhook.secret)
+          assert.notInclude(rotated.text, renewed)
+          assert.strictEqual(rotated.json.webhook_secret_prefix, renewed.slice(0, 10))
           assert.strictEqual((yield* me.client.webhooks.settings()).webhook.url, "https://x.test/h")
         }))
 

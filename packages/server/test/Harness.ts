@@ -6,6 +6,7 @@ import { AdminApi, Catalog, ResellerApi } from "@databundle/contract"
 import type { Target } from "@databundle/core/testing"
 import { HttpApiBuilder, HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
+import { SqlClient } from "@effect/sql"
 import { ConfigProvider, Effect, Layer, Logger, LogLevel, Schema } from "effect"
 import * as fs from "node:fs/promises"
 import * as Demo from "../src/Demo.js"
@@ -79,6 +80,22 @@ export const newAccount = (main: bigint, options: { priceGroup?: string } = {}) 
     const key = yield* admin.apiKeys.create({ path: { account_id: account.id }, urlParams: {} })
     return { id: account.id, key: key.api_key, keyId: key.id }
   })
+
+/**
+ * The latest email to `to` (of `kind`, if given) as its holder receives it, link and token
+ * whole: read from the outbox table, since the operator's list hides every token.
+ */
+export const mailed = (to: string, kind?: string) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const [row] = yield* sql<{ kind: string; body: string; link: string | null }>`
+      SELECT kind, body, link FROM mail_outbox
+      WHERE to_address = ${to.toLowerCase()} ${kind === undefined ? sql`` : sql`AND kind = ${kind}`}
+      ORDER BY id DESC LIMIT 1
+    `
+    if (row === undefined) throw new Error(`no email to ${to}`)
+    return row
+  }).pipe(Effect.orDie)
 
 /** A response read without the contract: status, headers (lower-case names), body text and its JSON. */
 export interface RawResponse {

@@ -177,5 +177,108 @@ for (const target of targets) {
           assert.isUndefined(balance.headers["cache-control"])
         }))
     })
+
+    // The second review's findings: credentials where none are looked at, bodies with two
+    // meanings, anonymous admin requests and IPv6 addresses outside the per-address limits.
+    layer(
+      quiet(serverLayer(target, {
+        BUNDLES_TRUSTED_PROXIES: "127.0.0.1,::1",
+        BUNDLES_AUTH_FAILURE_LIMIT: "4",
+        BUNDLES_RATE_LIMITS: "all=10,orders=10,balance=30"
+      })),
+      { timeout: 120_000, excludeTestServices: true }
+    )((it) => {
+      const from = (address: string) => ({ "x-forwarded-for": address })
+
+      it.effect("a body naming a member twice has two meanings: 422 on that member, nothing changes", () =>
+        Effect.gen(function*() {
+          const account = yield* newAccount(1000n)
+          const twice = yield* raw("POST", `/admin/v1/accounts/${account.id}/wallet/fund`, {
+            bearer: ADMIN_TOKEN,
+            body: "{\"amount\": 1, \"wallet\": \"main\", \"amount\": 1000}"
+          })
+          assert.strictEqual(twice.status, 422, twice.text)
+          assert.deepStrictEqual(twice.json.errors, { amount: ["amount is given more than once"] })
+          // Escaped spellings of one key are one key; nested objects are checked too.
+          const escaped = yield* raw("POST", "/api/v1/orders", {
+            key: account.key,
+            body: "{\"bundle_id\": 1, \"phone_number\": \"0241234567\", \"bundle_\\u0069d\": 2}"
+          })
+          assert.strictEqual(escaped.status, 422, escaped.text)
+          assert.deepStrictEqual(Object.keys(escaped.json.errors), ["bundle_id"])
+          const nested = yield* raw("PATCH", `/admin/v1/accounts/${account.id}`, {
+            bearer: ADMIN_TOKEN,
+            body: "{\"limits\": {\"orders\": 5, \"orders\": 500}}"
+          })
+          assert.strictEqual(nested.status, 422, nested.text)
+          assert.deepStrictEqual(Object.keys(nested.json.errors), ["limits.orders"])
+          // The same name in two objects is no repetition.
+          const fine = yield* raw("PATCH", `/admin/v1/accounts/${account.id}`, {
+            bearer: ADMIN_TOKEN,
+            body: "{\"limits\": {\"all\": 7}, \"all\": 1}"
+          })
+          assert.strictEqual(fine.status, 200, fine.text)
+          const shown = yield* (yield* adminClient).accounts.show({ path: { account_id: account.id } })
+          assert.strictEqual(shown.balance.main, 1000n)
+          assert.deepStrictEqual(shown.limits, { all: 7 })
+        }))
+
+      it.effect("anonymous admin requests and the admin OpenAPI document count per address; the operator's never", () =>
+        Effect.gen(function*() {
+          const address = from("198.51.100.20")
+          const statuses: Array<number> = []
+          for (let i = 0; i < 6; i++) {
+            statuses.push((yield* raw("GET", "/admin/v1/accounts", { headers: address })).status)
+          }
+          for (let i = 0; i < 6; i++) {
+            statuses.push((yield* raw("GET", "/admin/v1/openapi.json", { headers: address })).status)
+          }
+          assert.deepStrictEqual(statuses, [401, 401, 401, 401, 401, 401, 200, 200, 200, 200, 429, 429])
+          const refused = yield* raw("GET", "/admin/v1/openapi.json", { headers: address })
+          assert.strictEqual(refused.json.code, "rate_limited")
+          assert.isString(refused.headers["retry-after"])
+          // The admin token from that address: served, and not counted at all.
+          for (let i = 0; i < 12; i++) {
+            const served = yield* raw("GET", "/admin/v1/accounts?per_page=1", { bearer: ADMIN_TOKEN, headers: address })
+            assert.strictEqual(served.status, 200, served.text)
+            assert.isUndefined(served.headers["x-ratelimit-limit"])
+          }
+          // Another address has its own count.
+          assert.strictEqual(
+            (yield* raw("GET", "/admin/v1/openapi.json", { headers: from("198.51.100.21") })).status,
+            200
+          )
+        }))
+
+      it.effect("an IPv6 /64 counts as one address; /healthz never looks at credentials", () =>
+        Effect.gen(function*() {
+          const guesses: Array<number> = []
+          for (let i = 1; i <= 6; i++) {
+            const guess = yield* raw("GET", "/api/v1/balance", {
+              key: `dbk_${String(i).padEnd(40, "q")}`,
+              headers: from(`2001:db8:7:9::${i.toString(16)}`)
+            })
+            guesses.push(guess.status)
+          }
+          assert.deepStrictEqual(guesses, [401, 401, 401, 401, 429, 429], "one /64, one count")
+          const neighbour = yield* raw("GET", "/api/v1/balance", {
+            key: `dbk_${"r".repeat(40)}`,
+            headers: from("2001:db8:7:a::1")
+          })
+          assert.strictEqual(neighbour.status, 401, "the next /64 is another address")
+          // From that /64, past its limit, a probe sending credentials is still answered, and counts nothing.
+          for (const path of ["/healthz", "/readyz"]) {
+            for (let i = 0; i < 6; i++) {
+              const probe = yield* raw("GET", path, {
+                bearer: "a-wrong-token",
+                headers: from("2001:db8:7:9:ffff::1")
+              })
+              assert.strictEqual(probe.status, 200, `${path}: ${probe.text}`)
+            }
+          }
+          const metrics = yield* raw("GET", "/metrics", { bearer: "a-wrong-token", headers: from("2001:db8:7:9::77") })
+          assert.strictEqual(metrics.status, 429, "the scrape takes the admin token, and counts its failures")
+        }))
+    })
   })
 }

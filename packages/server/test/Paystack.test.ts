@@ -11,7 +11,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { createHmac } from "node:crypto"
 import * as http from "node:http"
-import { adminClient, raw, type RawOptions, serverLayer } from "./Harness.js"
+import { adminClient, mailed, raw, type RawOptions, serverLayer } from "./Harness.js"
 
 const SECRET = "sk_test_0123456789abcdef"
 const PREFIX = DashboardApi.DASHBOARD_PREFIX
@@ -125,8 +125,7 @@ const newUser = Effect.gen(function*() {
     body: { name: "Efua Owusu", email, phone: "0241234567", password: PASSWORD }
   })
   assert.strictEqual(registered.status, 201, registered.text)
-  const { emails } = yield* Effect.flatMap(adminClient, (admin) => admin.mailAdmin.list({ urlParams: { to: email } }))
-  const token = /[?&]token=([A-Za-z0-9_-]+)/.exec(emails[0]!.link!)![1]!
+  const token = /[?&]token=([A-Za-z0-9_-]+)/.exec((yield* mailed(email)).link!)![1]!
   assert.strictEqual((yield* raw("POST", `${PREFIX}/email/verify`, { body: { token } })).status, 200)
   const signedIn = yield* raw("POST", `${PREFIX}/session`, { body: { email, password: PASSWORD } })
   assert.strictEqual(signedIn.status, 200, signedIn.text)
@@ -396,6 +395,90 @@ for (const target of targets) {
           assert.strictEqual((yield* call(user, "GET", "/ledger")).json.balance.main, 7)
         }).pipe(Effect.provide(server))
       }), { timeout: 60_000 })
+
+    it.scopedLive(
+      "a success without a currency is refused; a reversal after the credit is shown and alerts the operator, once",
+      () =>
+        Effect.gen(function*() {
+          const alerts: Array<{ type: string; data: any }> = []
+          const receiver = yield* Effect.acquireRelease(
+            Effect.promise(async () => {
+              const server = http.createServer((request, response) => {
+                let body = ""
+                request.on("data", (chunk) => (body += chunk))
+                request.on("end", () => {
+                  alerts.push(JSON.parse(body))
+                  response.writeHead(204).end()
+                })
+              })
+              await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+              return { server, url: `http://127.0.0.1:${(server.address() as { port: number }).port}/alerts` }
+            }),
+            ({ server }) => Effect.promise(() => new Promise<void>((resolve) => server.close(() => resolve())))
+          )
+          const { paystack, server } = yield* paystackServer(target, {
+            BUNDLES_OPERATOR_WEBHOOK_URL: receiver.url,
+            BUNDLES_OPERATOR_WEBHOOK_SECRET: "whsec_b3BlcmF0b3Itc2VjcmV0LWZvci10ZXN0cy0xMjM0NQ=="
+          })
+          yield* Effect.gen(function*() {
+            const user = yield* newUser
+            const pay = (key: string, amount: number) =>
+              Effect.map(
+                call(user, "POST", "/payments", {
+                  body: { method: "mtn_momo", amount, payer_number: "0241234567" },
+                  headers: { "idempotency-key": key }
+                }),
+                (created) => created.json.payment.payment_number as string
+              )
+            const notify = (tx: Tx, event: string) =>
+              Effect.gen(function*() {
+                const body = JSON.stringify({ event, data: tx })
+                assert.strictEqual((yield* callback(body, sign(body))).status, 200)
+              })
+
+            // "success" that names no currency is not a success in cedis: refused, nothing credited.
+            const bare = yield* pay("psk-bare", 20)
+            const bareTx = paystack.transactions.get(bare)!
+            bareTx.status = "success"
+            delete (bareTx as Partial<Tx>).currency
+            yield* notify(bareTx, "charge.success")
+            const refused = (yield* call(user, "GET", `/payments/${bare}`)).json.payment
+            assert.strictEqual(refused.status, "failed")
+            assert.include(refused.failure_reason, "no currency")
+            assert.strictEqual((yield* call(user, "GET", "/ledger")).json.balance.main, 0)
+
+            // Credited, then reversed: shown to the operator, alerted once, the wallet left as it is.
+            const number = yield* pay("psk-reversed", 30)
+            const tx = paystack.transactions.get(number)!
+            tx.status = "success"
+            yield* notify(tx, "charge.success")
+            assert.strictEqual((yield* call(user, "GET", "/ledger")).json.balance.main, 30)
+            tx.status = "reversed"
+            tx.gateway_response = "Reversed: the payer disputed the charge"
+            yield* notify(tx, "refund.processed")
+            yield* notify(tx, "refund.processed")
+            const admin = yield* adminClient
+            const { payment } = yield* admin.paymentsAdmin.get({ path: { payment_number: number } })
+            assert.strictEqual(payment.status, "successful")
+            assert.isNotNull(payment.reversed_at)
+            assert.strictEqual(payment.reversal_reason, "Reversed: the payer disputed the charge")
+            const listed = yield* admin.paymentsAdmin.list({ urlParams: { reversed: "true" } })
+            assert.deepStrictEqual(listed.payments.map((p) => p.payment_number), [number])
+            assert.strictEqual((yield* call(user, "GET", "/ledger")).json.balance.main, 30)
+            for (let i = 0; i < 50 && alerts.length === 0; i++) yield* Effect.sleep("100 millis")
+            yield* Effect.sleep("500 millis")
+            assert.strictEqual(alerts.length, 1, JSON.stringify(alerts))
+            assert.strictEqual(alerts[0]!.type, "payment.reversed")
+            assert.deepStrictEqual(alerts[0]!.data, {
+              payment_number: number,
+              account_id: payment.account_id,
+              amount: 30,
+              reason: "Reversed: the payer disputed the charge"
+            })
+          }).pipe(Effect.provide(server))
+        }),
+      { timeout: 90_000 }
+    )
 
     it.scopedLive("the callback route is a 404 with the simulator", () =>
       Effect.gen(function*() {

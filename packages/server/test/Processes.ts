@@ -19,13 +19,22 @@ export interface ServerProcess {
 
 /**
  * Starts `serve` with `env` (on a free port unless `args` name one) and waits until it
- * listens; SIGTERM (then SIGKILL) when the scope closes.
+ * listens; SIGTERM (then SIGKILL) when the scope closes. `descriptors` lowers the process's
+ * limit on open descriptors (through `prlimit`, which runs it in its own place).
  */
-export const start = (env: Record<string, string>, args: ReadonlyArray<string> = []) =>
+export const start = (
+  env: Record<string, string>,
+  args: ReadonlyArray<string> = [],
+  options: { readonly descriptors?: number } = {}
+) =>
   Effect.acquireRelease(
     Effect.async<ServerProcess, Error>((resume) => {
       const port = args.includes("--port") ? [] : ["--port", "0"]
-      const child = spawn(process.execPath, [BIN, "serve", ...port, ...args], {
+      const command = [process.execPath, BIN, "serve", ...port, ...args]
+      const limited = options.descriptors === undefined
+        ? command
+        : ["prlimit", `--nofile=${options.descriptors}:${options.descriptors}`, ...command]
+      const child = spawn(limited[0]!, limited.slice(1), {
         env: { PATH: process.env.PATH ?? "", ...env },
         stdio: ["ignore", "pipe", "pipe"]
       })

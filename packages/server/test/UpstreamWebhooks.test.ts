@@ -37,8 +37,9 @@ for (const database of databases) {
             BUNDLES_WEBHOOK_ALLOW_PRIVATE: "1",
             BUNDLES_SIMULATOR_PENDING_SECONDS: "8"
           })
-          const secret = (yield* admin(upstream.server.url, "GET", `/admin/v1/accounts/${upstream.buyer.id}`))
-            .webhook_secret as string
+          // The buyer's signing secret, as its account reads it there.
+          const secret = (yield* call(upstream.server.url, "GET", "/api/v1/webhooks", { key: upstream.buyer.key }))
+            .body.webhook.secret as string
           const env = yield* databaseEnv(database.url)
           const down = yield* Processes.start({
             ...env,

@@ -5,7 +5,7 @@
  * does not delay another account's events.
  */
 import type { Account } from "@databundle/contract"
-import { Accounts, Wallet } from "@databundle/core"
+import { Accounts, OperatorActions, Wallet } from "@databundle/core"
 import { type Target, targets } from "@databundle/core/testing"
 import { SqlClient } from "@effect/sql"
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
@@ -245,5 +245,67 @@ for (const target of targets) {
       },
       60_000
     )
+  })
+}
+
+for (const target of targets) {
+  describe(`a webhook URL with credentials on ${target.name}`, () => {
+    it("sends them as Basic auth; no log line, delivery error or action-log line holds them", async () => {
+      const lines: Array<string> = []
+      const capture = Logger.make(({ annotations, message }) => {
+        lines.push(`${String(message)} ${JSON.stringify(Object.fromEntries(annotations))}`)
+      })
+      const app = ManagedRuntime.make(
+        Http.AppLive.pipe(
+          Layer.provideMerge(target.layer),
+          Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(
+            new Map(Object.entries({ BUNDLES_POLL_SECONDS: "0.2", BUNDLES_WEBHOOK_ALLOW_PRIVATE: "1" }))
+          ))),
+          Layer.provide(Logger.replace(Logger.defaultLogger, capture)),
+          Layer.provide(Logger.minimumLogLevel(LogLevel.Info))
+        )
+      )
+      const authorizations: Array<string | undefined> = []
+      const server = http.createServer((request, response) => {
+        authorizations.push(request.headers.authorization)
+        request.resume()
+        request.on("end", () => void response.writeHead(503).end())
+      })
+      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+      try {
+        const port = (server.address() as AddressInfo).port
+        const url = `http://hook%40user:s3cret-p%40ss@127.0.0.1:${port}/hooks`
+        const account = await accountWithWebhook(app, url)
+        await fund(app, account, 100n)
+        await until("the attempt", attempted(app, account))
+        assert.deepStrictEqual(authorizations, [`Basic ${Buffer.from("hook@user:s3cret-p@ss").toString("base64")}`])
+        const [row] = await events(app, account)
+        assert.match(row!.last_error ?? "", /503/)
+        await app.runPromise(Effect.flatMap(OperatorActions.OperatorActions, (log) =>
+          log.record({
+            actor: { kind: "token" },
+            action: "account.update",
+            targetKind: "account",
+            targetId: account,
+            summary: `webhook URL ${url}`,
+            detail: { webhook_url: url }
+          })))
+        const logged = await app.runPromise(
+          Effect.flatMap(SqlClient.SqlClient, (sql) =>
+            sql<{ summary: string; detail: unknown }>`
+            SELECT summary, detail FROM operator_actions WHERE target_id = ${String(account)}
+          `)
+        )
+        assert.deepStrictEqual(logged.map((line) => line.summary), [`webhook URL http://***@127.0.0.1:${port}/hooks`])
+        const written = [...lines, row!.last_error, JSON.stringify(logged)].join("\n")
+        assert.include(written, "webhook attempt failed", "the failure was logged")
+        assert.notInclude(written, "s3cret")
+        assert.notInclude(written, "p%40ss")
+      } finally {
+        server.closeAllConnections()
+        await new Promise<void>((resolve) => server.close(() => resolve()))
+        await app.dispose()
+      }
+    }, 60_000)
   })
 }

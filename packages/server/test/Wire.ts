@@ -99,8 +99,11 @@ export const exchange = (port: number, request: WireRequest) =>
       if (request.hangUpAfterMs !== undefined) setTimeout(finish, request.hangUpAfterMs)
       if (request.headless) return socket.write(`${request.method} ${request.target} HTTP/1.1\r\nHost: x\r\n`)
       const headers: Record<string, string> = { host: "127.0.0.1", ...request.headers }
-      // A Content-Length given in `headers` stands (a body that never reaches it is a slow one).
-      if (request.body !== undefined) headers["content-length"] ??= String(Buffer.byteLength(request.body))
+      // A Content-Length given in `headers` stands (a body that never reaches it is a slow one);
+      // a body framed by a Transfer-Encoding given there has none.
+      if (request.body !== undefined && headers["transfer-encoding"] === undefined) {
+        headers["content-length"] ??= String(Buffer.byteLength(request.body))
+      }
       if (request.endless) headers["transfer-encoding"] = "chunked"
       const head = `${request.method} ${request.target} HTTP/1.1\r\n${
         Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join("")

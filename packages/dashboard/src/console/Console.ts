@@ -34,7 +34,7 @@ export const boot = async (): Promise<void> => {
     stylesheet()
   ])
   client.setCsrfToken(session?.csrf_token)
-  setMe(session?.operator.id)
+  setMe(session?.operator)
   const app = start(document.getElementById("app")!, pages, {
     shell: CONSOLE_SHELL,
     signedIn: session !== undefined,

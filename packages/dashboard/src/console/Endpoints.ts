@@ -125,6 +125,10 @@ export const api = {
   createOperator: endpoint<Payload<typeof Op.CreateOperatorPayload>, Wire<typeof A.OperatorResponse>>(
     "operators.create"
   ),
+  updateOperator: endpoint<
+    { readonly path: { readonly operator_id: number } } & Payload<typeof Op.UpdateOperatorPayload>,
+    Wire<typeof A.OperatorResponse>
+  >("operators.update"),
   disableOperator: endpoint<{ readonly path: { readonly operator_id: number } }, Wire<typeof A.OperatorResponse>>(
     "operators.disable"
   )

@@ -38,7 +38,10 @@ const accountText = (account: ApiKey.AccountDetail, s: Output.Style) => [
     ["balance", balanceText(account.balance)],
     ["rate limits", limitsText(account.limits)],
     ["webhook url", orNone(account.webhook_url)],
-    ["webhook secret", orNone(account.webhook_secret)],
+    [
+      "webhook secret",
+      account.webhook_secret_prefix === null ? "none" : `${account.webhook_secret_prefix}… (its account reads it)`
+    ],
     ["created", date(account.created_at)]
   ]),
   ...(account.keys.length === 0 ? ["No API keys."] : [

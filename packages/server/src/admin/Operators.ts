@@ -1,7 +1,8 @@
 /**
  * `admin operators`: the people who sign in to the console with passwords of their own. A
  * new operator's password is read from stdin (`--password-stdin`), or made here and printed
- * once, never stored anywhere but as its hash on the server.
+ * once, never stored anywhere but as its hash on the server. Each has a role: `owner`s manage
+ * operators, `operator`s (the default) run the business.
  */
 import { AdminApi, Operator, User } from "@databundle/contract"
 import { problem } from "@databundle/terminal/Failure"
@@ -30,8 +31,15 @@ const operatorsList = Command.make("list", { ...shared }, (options) =>
     ({ operators }) =>
       operators.length === 0
         ? ["No operators yet: create one with bundles-server admin operators create."]
-        : operators.map((o) => `${o.id}  ${o.email}  ${o.name}  (${status(o)}, since ${date(o.created_at)})`)
-  )).pipe(Command.withDescription("Every operator, with whether they may sign in"))
+        : operators.map((o) => `${o.id}  ${o.email}  ${o.name}  ${o.role}  (${status(o)}, since ${date(o.created_at)})`)
+  )).pipe(Command.withDescription("Every operator, with their role and whether they may sign in"))
+
+const roleOption = Options.choice("role", Operator.OperatorRole.literals)
+
+const operatorId = Args.integer({ name: "ID" }).pipe(
+  Args.withDescription("The operator's id"),
+  Args.mapEffect((n) => Either.mapLeft(decodeWith(Operator.OperatorId)(n), (message) => usage(`ID ${message}`).error))
+)
 
 const operatorsCreate = Command.make("create", {
   ...shared,
@@ -45,6 +53,10 @@ const operatorsCreate = Command.make("create", {
   ),
   passwordStdin: Options.boolean("password-stdin").pipe(
     Options.withDescription("Read the password from stdin (else one is made and printed once)")
+  ),
+  role: roleOption.pipe(
+    Options.withDescription("owner: also manages operators; operator: runs the business"),
+    Options.withDefault("operator" as const)
   )
 }, (options) =>
   Effect.gen(function*() {
@@ -56,22 +68,42 @@ const operatorsCreate = Command.make("create", {
         const valid = decodeWith(User.Password)(password)
         if (Either.isLeft(valid)) return yield* problem(`The password from stdin ${valid.left}`)
         return yield* request(options, (client) =>
-          client.operators.create({ payload: { email: options.email, name: options.name, password } }))
+          client.operators.create({
+            payload: { email: options.email, name: options.name, password, role: options.role }
+          }))
       }),
       AdminApi.OperatorResponse,
       ({ operator }) => [
-        `Operator ${operator.id} created: ${operator.email} (${operator.name}).`,
+        `${
+          operator.role === "owner" ? "Owner" : "Operator"
+        } ${operator.id} created: ${operator.email} (${operator.name}).`,
         ...(generated ? ["", "Their password (shown only now; give it to them safely):", "", `  ${password}`] : [])
       ]
     )
   })).pipe(Command.withDescription("Create an operator who signs in to the console"))
 
+const operatorsSetRole = Command.make("set-role", {
+  ...shared,
+  id: operatorId,
+  role: Args.choice(Operator.OperatorRole.literals.map((role) => [role, role] as const), { name: "ROLE" }).pipe(
+    Args.withDescription("owner or operator")
+  )
+}, (options) =>
+  execute(
+    options,
+    request(options, (client) =>
+      client.operators.update({ path: { operator_id: options.id }, payload: { role: options.role } })),
+    AdminApi.OperatorResponse,
+    (
+      { operator }
+    ) => [
+      `Operator ${operator.id} (${operator.email}) is now ${operator.role === "owner" ? "an owner" : "an operator"}.`
+    ]
+  )).pipe(Command.withDescription("Make an operator an owner (manages operators) or an operator (runs the business)"))
+
 const operatorsDisable = Command.make("disable", {
   ...shared,
-  id: Args.integer({ name: "ID" }).pipe(
-    Args.withDescription("The operator's id"),
-    Args.mapEffect((n) => Either.mapLeft(decodeWith(Operator.OperatorId)(n), (message) => usage(`ID ${message}`).error))
-  )
+  id: operatorId
 }, (options) =>
   execute(
     options,
@@ -112,8 +144,8 @@ const operatorsResetPassword = Command.make("reset-password", {
     )
   })).pipe(Command.withDescription("Set a new password for an operator who forgot theirs; ends their sessions"))
 
-/** `admin operators`: list, create, disable, reset-password. */
+/** `admin operators`: list, create, set-role, disable, reset-password. */
 export const operators = Command.make("operators").pipe(
   Command.withDescription("The operators who sign in to the console"),
-  Command.withSubcommands([operatorsList, operatorsCreate, operatorsDisable, operatorsResetPassword])
+  Command.withSubcommands([operatorsList, operatorsCreate, operatorsSetRole, operatorsDisable, operatorsResetPassword])
 )

@@ -5,7 +5,7 @@
 import { AdminApi, Payment } from "@databundle/contract"
 import * as Output from "@databundle/terminal/Output"
 import { Args, Command, Options } from "@effect/cli"
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import type * as AdminClient from "../AdminClient.js"
 import { execute, request } from "./Call.js"
 import { accountIdOption, listing, shared, type UrlParamsOf } from "./Options.js"
@@ -21,6 +21,12 @@ const paymentText = (payment: Payment.AdminPayment, s: Output.Style) =>
     ["payer", orNone(payment.payer_number)],
     ["note", orNone(payment.note)],
     ["failure", orNone(payment.failure_reason)],
+    ...(payment.reversed_at === null ? [] : [
+      [
+        "reversed",
+        `${date(payment.reversed_at)}: ${payment.reversal_reason ?? "no reason given"} (the wallet is still credited)`
+      ] as const
+    ]),
     ["created", date(payment.created_at)],
     ["settled", payment.settled_at === null ? "no" : date(payment.settled_at)]
   ], "")
@@ -44,6 +50,9 @@ const paymentsList = Command.make("list", {
     Options.optional
   ),
   account: accountIdOption.pipe(Options.optional),
+  reversed: Options.boolean("reversed").pipe(
+    Options.withDescription("Only payments the gateway reversed after the wallet was credited")
+  ),
   ...paymentsListing.options
 }, (options) =>
   execute(
@@ -51,7 +60,8 @@ const paymentsList = Command.make("list", {
     paymentsListing.params(options, {
       status: options.status,
       method: options.method,
-      account_id: options.account
+      account_id: options.account,
+      reversed: options.reversed ? Option.some("true") : Option.none()
     }).pipe(Effect.flatMap((urlParams) => request(options, (client) => client.paymentsAdmin.list({ urlParams })))),
     AdminApi.AdminPaymentsPage,
     ({ pagination, payments }, s) =>
@@ -64,7 +74,7 @@ const paymentsList = Command.make("list", {
             { title: "METHOD", value: (p) => p.method },
             { title: "PAYER", value: (p) => orNone(p.payer_number, "") },
             { title: "AMOUNT", value: (p) => ghs(p.amount), right: true },
-            { title: "STATUS", value: (p) => Output.status(p.status, s) },
+            { title: "STATUS", value: (p) => p.reversed_at === null ? Output.status(p.status, s) : "REVERSED" },
             { title: "NOTE", value: (p) => orNone(p.note, "") }
           ],
           payments,

@@ -12,13 +12,15 @@ import { badIntText, badName, badPositiveCedis, badString, junk, rejects, wrongT
 import { ADMIN, CONSOLE, EVENT_TYPES, type World } from "./World.js"
 
 const emailOk = (s: string) => !rejects(User.Email)(s)
+const roleOk = (s: string) => !rejects(Operator.OperatorRole)(s)
 
 /** POST /admin/v1/operators. */
 const createOperatorBody = withNonObjects(breakFields(
   fc.record({
     email: fc.stringMatching(/^fuzzop[a-z0-9]{1,10}@example\.com$/),
     name: fc.constant("Fuzz Operator"),
-    password: fc.string({ minLength: User.MIN_PASSWORD_LENGTH, maxLength: 40 })
+    password: fc.string({ minLength: User.MIN_PASSWORD_LENGTH, maxLength: 40 }),
+    role: fc.constantFrom("owner", "operator")
   }),
   [
     {
@@ -35,6 +37,11 @@ const createOperatorBody = withNonObjects(breakFields(
         fc.string({ minLength: User.MAX_PASSWORD_LENGTH + 1, maxLength: 300 }),
         wrongType("string")
       )
+    },
+    {
+      name: "role",
+      required: false,
+      bad: fc.oneof(badString(roleOk, fc.constantFrom("Owner", "root")), wrongType("string"))
     }
   ]
 ))
@@ -42,6 +49,15 @@ const createOperatorBody = withNonObjects(breakFields(
 /** POST /admin/v1/operators/{operator_id}/password. */
 const resetOperatorPasswordBody = withNonObjects(breakFields(fc.record({ password: goodPassword }), [
   { name: "password", required: true, bad: badPassword }
+]))
+
+/** PATCH /admin/v1/operators/{operator_id}: the role (the fuzzing operator's own, owner). */
+const updateOperatorBody = withNonObjects(breakFields(fc.record({ role: fc.constant("owner") }), [
+  {
+    name: "role",
+    required: true,
+    bad: fc.oneof(badString(roleOk, fc.constantFrom("Owner", "admin", "")), wrongType("string"))
+  }
 ]))
 
 /** PATCH /admin/v1/networks/{network_id}. */
@@ -92,6 +108,11 @@ export const consoleData = (w: World): Readonly<Record<string, Data>> => {
     [`POST ${ADMIN}/emails/:email_id/requeue`]: {
       good: oneParam("email_id", fc.constantFrom(...w.emailIds).map(String), "email"),
       bad: oneParam("email_id", badId(w.emailIds), "no email")
+    },
+    [`PATCH ${ADMIN}/operators/:operator_id`]: {
+      good: oneParam("operator_id", fc.constant(String(w.operator.id)), "operator"),
+      bad: oneParam("operator_id", badId([w.operator.id]), "no operator"),
+      body: updateOperatorBody
     },
     [`POST ${ADMIN}/operators/:operator_id/disable`]: {
       good: oneParam("operator_id", fc.constant(String(w.operator.id)), "operator"),

@@ -391,6 +391,7 @@ const paymentsAdminData = (w: World): Readonly<Record<string, Data>> => {
         ...pageParams(100),
         enumParam("status", ["pending", "successful", "failed"]),
         enumParam("method", ["mtn_momo", "telecel_cash", "airteltigo_money", "manual_transfer"]),
+        enumParam("reversed", ["true"]),
         dateParam("from"),
         dateParam("to"),
         {

@@ -8,7 +8,16 @@ import { type HttpClient, HttpServer } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { assert } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
-import { ADMIN_TOKEN, adminClient, newAccount, raw, resellerClient, seedCatalog, serverLayer } from "../Harness.js"
+import {
+  ADMIN_TOKEN,
+  adminClient,
+  mailed,
+  newAccount,
+  raw,
+  resellerClient,
+  seedCatalog,
+  serverLayer
+} from "../Harness.js"
 import { probe, send } from "./Probe.js"
 
 export const PUBLIC = "/api/v1"
@@ -133,7 +142,7 @@ export const FINGERPRINT = `SELECT ${
     digest("mail_outbox", "t.id, t.attempts, t.next_attempt_at, t.sent_at", "t.id"),
     digest("webhook_events", "t.id, t.account_id, t.type, t.body", "t.id"),
     digest("users", "t.id, t.account_id, t.email, t.password_hash, t.email_verified_at", "t.id"),
-    digest("operators", "t.id, t.email, t.name, t.password_hash, t.disabled_at", "t.id"),
+    digest("operators", "t.id, t.email, t.name, t.password_hash, t.role, t.disabled_at", "t.id"),
     // A refused request writes no line of the action log.
     digest("operator_actions", "t.id, t.actor_kind, t.operator_id, t.action, t.target_kind, t.target_id", "t.id"),
     digest(
@@ -214,8 +223,7 @@ const signUp = (bundleId: number) =>
       body: { name: "Fuzz Holder", email, phone: "0241234567", password }
     })
     assert.strictEqual(registered.status, 201, registered.text)
-    const { emails } = yield* admin.mailAdmin.list({ urlParams: { to: email } })
-    const token = /token=([A-Za-z0-9_-]+)/.exec(emails[0]!.link!)![1]!
+    const token = /token=([A-Za-z0-9_-]+)/.exec((yield* mailed(email)).link!)![1]!
     assert.strictEqual((yield* raw("POST", `${DASHBOARD}/email/verify`, { body: { token } })).status, 200)
     const signedIn = yield* raw("POST", `${DASHBOARD}/session`, { body: { email, password } })
     assert.strictEqual(signedIn.status, 200, signedIn.text)
@@ -252,13 +260,16 @@ const signUp = (bundleId: number) =>
     } satisfies Holder
   })
 
-/** An operator, created with the admin token and signed in to the console. */
+/**
+ * An owner (every endpoint open to them, operators' management included), created with the
+ * admin token and signed in to the console.
+ */
 const signInOperator = Effect.gen(function*() {
   const email = `fuzz-operator-${Date.now().toString(36)}@example.com`
   const password = "fuzzing operator password"
   const created = yield* raw("POST", `${ADMIN}/operators`, {
     bearer: ADMIN_TOKEN,
-    body: { email, name: "Fuzz Operator", password }
+    body: { email, name: "Fuzz Operator", password, role: "owner" }
   })
   assert.strictEqual(created.status, 201, created.text)
   const signedIn = yield* raw("POST", `${CONSOLE}/session`, { body: { email, password } })

@@ -26,6 +26,7 @@ const ACTIONS = Object.keys(
     "webhook.resend": true,
     "operator.create": true,
     "operator.disable": true,
+    "operator.role": true,
     "operator.password_reset": true,
     "operator.password_change": true,
     "email.requeue": true

@@ -3,7 +3,9 @@
  * once: the button is disabled from the first click and the server settles a payment once),
  * funding or adjusting an account with a note (one Idempotency-Key per intent, kept until
  * the server answers, so a retry or a reload and the same submit never credits twice), and
- * the ledger audit with its result.
+ * the ledger audit with its result. Payments the gateway reversed after the wallet was
+ * credited are listed first, when there are any: the wallet keeps the money until the operator
+ * adjusts it.
  */
 import type { Page } from "../../App.js"
 import { h, replace } from "../../Dom.js"
@@ -114,7 +116,10 @@ export const money: Page = {
   render: async ({ life, query }) => {
     const waitingNow = () =>
       api.payments({ query: { status: "pending", method: "manual_transfer", per_page: 50 }, signal: life.signal })
-    const waiting = await waitingNow()
+    const [waiting, reversed] = await Promise.all([
+      waitingNow(),
+      api.payments({ query: { reversed: "true", per_page: 50 }, signal: life.signal })
+    ])
     const box = h("div")
     const show = (payments: ReadonlyArray<Payment>) =>
       replace(
@@ -246,6 +251,28 @@ export const money: Page = {
       "div",
       null,
       h("h1", null, "Money"),
+      reversed.payments.length === 0 ? null : [
+        h("h2", null, "Reversed after crediting"),
+        h(
+          "p",
+          null,
+          "The gateway took these payments back from the wallet they credited. The money is still in the " +
+            "account's wallet: adjust it below when it should come back."
+        ),
+        list({
+          caption: "Payments reversed after crediting",
+          empty: "",
+          testId: "reversed-payments",
+          rows: reversed.payments,
+          columns: [
+            { label: "Holder", place: "title", cell: (p) => accountLink(p.account_id, p.account_name) },
+            { label: "Amount", place: "badge", numeric: true, cell: (p) => h("strong", null, ghs(p.amount)) },
+            { label: "Payment", place: "line", cell: (p) => h("span", { class: "id" }, p.payment_number) },
+            { label: "Reversed", place: "line", cell: (p) => when(p.reversed_at!) },
+            { label: "Reason", cell: (p) => p.reversal_reason ?? "none given" }
+          ]
+        })
+      ],
       h("h2", null, "Funding requests"),
       box,
       h("h2", null, "Fund or adjust an account"),

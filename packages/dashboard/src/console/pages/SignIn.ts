@@ -23,7 +23,7 @@ export const signIn: Page = {
       onSubmit: async (values) => {
         const session = await api.signIn({ payload: { email: values.email!, password: values.password! } })
         client.setCsrfToken(session.csrf_token)
-        setMe(session.operator.id)
+        setMe(session.operator)
         app.setSignedIn(true, session.operator.name)
         const next = query.get("next")
         // Only back to a console page: a `next` is never a way off the console.
