@@ -320,12 +320,12 @@ describe.each(targets)("operator console ($name)", (target) => {
     const operatorsTable = page.getByTestId("operators")
     await operatorsTable.getByRole("cell", { name: colleague, exact: true }).waitFor()
     const colleagueRow = operatorsTable.getByRole("row").filter({ hasText: colleague })
-    await colleagueRow.getByTestId("role").getByText("Operator, active").waitFor()
+    await colleagueRow.getByTestId("role").getByText("Operator", { exact: true }).waitFor()
     await page.getByRole("button", { name: `Make owner: ${colleague}` }).click()
     await page.getByText("Now an owner.").waitFor()
-    await colleagueRow.getByTestId("role").getByText("Owner, active").waitFor()
+    await colleagueRow.getByTestId("role").getByText("Owner", { exact: true }).waitFor()
     await page.getByRole("button", { name: `Make operator: ${colleague}` }).click()
-    await colleagueRow.getByTestId("role").getByText("Operator, active").waitFor()
+    await colleagueRow.getByTestId("role").getByText("Operator", { exact: true }).waitFor()
     const other = await fetch(`${server.origin}/console/v1/session`, {
       method: "POST",
       headers: { "content-type": "application/json", accept: "application/json" },
