@@ -310,13 +310,7 @@ const rejected = (
   )
 }
 
-/**
- * The orders of the batch that exist already, by reference. Rows with derived references are
- * found by one listing filtered on the batch's prefix (50 a page). Rows with their own
- * references: whichever costs fewer requests, every page of the account's orders or one
- * filtered lookup per row. Orders placed meanwhile only push older ones to later pages, so
- * paging never misses one.
- */
+/** The orders of the batch that exist already, by reference, found as `Bulk.batchLookup` plans. */
 const alreadyBought = (
   client: BundlesClient.Service,
   rows: ReadonlyArray<Results.Row>,
@@ -325,40 +319,25 @@ const alreadyBought = (
 ) =>
   Effect.gen(function*() {
     const found = new Map<string, ListedOrder>()
-    const keepFrom = (wanted: ReadonlySet<string>) => (orders: ReadonlyArray<ListedOrder>) => {
+    const keep = (wanted: ReadonlySet<string>, orders: ReadonlyArray<ListedOrder>) => {
       for (const order of orders) {
         if (order.reference !== null && wanted.has(order.reference)) found.set(order.reference, order)
       }
     }
-    const pageThrough = (filter: { readonly reference_prefix?: string }, keep: ReturnType<typeof keepFrom>) =>
-      Effect.gen(function*() {
-        for (let page = 1, last = 1; page <= last; page++) {
-          yield* status.set(`looking up the batch's orders: page ${page} of ${last}`)
-          const result = yield* client.listOrders({ ...filter, per_page: MAX_PER_PAGE, page })
-          keep(result.orders)
-          last = result.pagination.last_page
-        }
-      })
-
-    const derived = rows.filter((row) => !row.explicit)
-    if (derived.length > 0) {
-      yield* pageThrough(
-        { reference_prefix: BulkFile.batchPrefix(batch) },
-        keepFrom(new Set(derived.map((row) => row.reference)))
-      )
-    }
-    const explicit = rows.filter((row) => row.explicit)
-    if (explicit.length === 0) return found
-    const keep = keepFrom(new Set(explicit.map((row) => row.reference)))
-    const { total } = (yield* client.listOrders({ per_page: 1 })).pagination
-    if (total === 0) return found
-    if (Math.ceil(total / MAX_PER_PAGE) <= explicit.length) {
-      yield* pageThrough({}, keep)
-    } else {
-      for (const [i, row] of explicit.entries()) {
-        yield* status.set(`looking up the batch's orders: row ${i + 1} of ${explicit.length}`)
-        keep((yield* client.listOrders({ reference: row.reference, per_page: 1 })).orders)
+    const total = BulkFile.needsOrderCount(rows) ? (yield* client.listOrders({ per_page: 1 })).pagination.total : 0
+    const plan = BulkFile.batchLookup(rows, batch, total, MAX_PER_PAGE)
+    for (const { filter, wanted } of plan.listings) {
+      for (let page = 1, last = 1; page <= last; page++) {
+        yield* status.set(`looking up the batch's orders: page ${page} of ${last}`)
+        const result = yield* client.listOrders({ ...filter, per_page: MAX_PER_PAGE, page })
+        keep(wanted, result.orders)
+        last = result.pagination.last_page
       }
+    }
+    const wanted = new Set(plan.single)
+    for (const [i, reference] of plan.single.entries()) {
+      yield* status.set(`looking up the batch's orders: row ${i + 1} of ${plan.single.length}`)
+      keep(wanted, (yield* client.listOrders({ reference, per_page: 1 })).orders)
     }
     return found
   })

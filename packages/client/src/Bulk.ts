@@ -369,6 +369,45 @@ export const check = async <E extends Entry>(
   return { rows, errors, warnings }
 }
 
+/**
+ * How to find which rows of a batch were bought already, by reference, in the fewest requests.
+ * The derived references by one listing filtered on the batch's prefix; the file's own
+ * references by whichever costs fewer requests, every page of the account's orders (`total`
+ * of them, `perPage` a page) or one filtered lookup per row. Orders placed meanwhile only push
+ * older ones to later pages, so paging a listing to its end never misses one.
+ */
+export interface BatchLookup {
+  /** Listings to read to their last page, each keeping the orders whose reference it wants. */
+  readonly listings: ReadonlyArray<{
+    readonly filter: { readonly reference_prefix?: string }
+    readonly wanted: ReadonlySet<string>
+  }>
+  /** References to look up one request each. */
+  readonly single: ReadonlyArray<string>
+}
+
+/** Whether `batchLookup` needs the account's order count: only for rows with their own references. */
+export const needsOrderCount = (rows: ReadonlyArray<Row>): boolean => rows.some((row) => row.explicit)
+
+/** The lookups of `BatchLookup` for `rows` of `batch`, given the account's order count. */
+export const batchLookup = (rows: ReadonlyArray<Row>, batch: string, total: number, perPage: number): BatchLookup => {
+  const listings: Array<BatchLookup["listings"][number]> = []
+  const derived = rows.filter((row) => !row.explicit)
+  if (derived.length > 0) {
+    listings.push({
+      filter: { reference_prefix: batchPrefix(batch) },
+      wanted: new Set(derived.map((r) => r.reference))
+    })
+  }
+  const explicit = rows.filter((row) => row.explicit).map((row) => row.reference)
+  if (explicit.length === 0 || total === 0) return { listings, single: [] }
+  if (Math.ceil(total / perPage) <= explicit.length) {
+    listings.push({ filter: {}, wanted: new Set(explicit) })
+    return { listings, single: [] }
+  }
+  return { listings, single: explicit }
+}
+
 /** An order a batch finds under a row's reference, as far as `reusedReferences` reads it. */
 export interface FoundOrder {
   readonly order_number: string

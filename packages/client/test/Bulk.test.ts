@@ -223,6 +223,37 @@ describe("derived references", () => {
   })
 })
 
+describe("finding what a batch bought already", () => {
+  const rowsOf = async (text: string) => (await BulkFile.check(text, catalogue, "march")).rows
+
+  it("reads derived references from one listing on the batch's prefix, and needs no order count", async () => {
+    const rows = await rowsOf("1,0241234567\n15,0501234567\n")
+    assert.isFalse(BulkFile.needsOrderCount(rows))
+    const plan = BulkFile.batchLookup(rows, "march", 0, 50)
+    assert.deepStrictEqual(plan.listings.map((l) => l.filter), [{ reference_prefix: "b:march:" }])
+    assert.deepStrictEqual([...plan.listings[0]!.wanted], rows.map((r) => r.reference))
+    assert.deepStrictEqual(plan.single, [])
+  })
+
+  it("reads the file's own references by whichever costs fewer requests", async () => {
+    const rows = await rowsOf(
+      "bundle_id,phone_number,reference\n1,0241234567,inv-1\n15,0501234567,inv-2\n1,0241234568,\n"
+    )
+    assert.isTrue(BulkFile.needsOrderCount(rows))
+    // 100 orders are 2 pages of 50: no more than the 2 single lookups, so the listing is read.
+    const few = BulkFile.batchLookup(rows, "march", 100, 50)
+    assert.deepStrictEqual(few.listings.map((l) => l.filter), [{ reference_prefix: "b:march:" }, {}])
+    assert.deepStrictEqual([...few.listings[1]!.wanted], ["inv-1", "inv-2"])
+    assert.deepStrictEqual(few.single, [])
+    // 101 orders are 3 pages: one lookup per reference is cheaper.
+    const many = BulkFile.batchLookup(rows, "march", 101, 50)
+    assert.strictEqual(many.listings.length, 1)
+    assert.deepStrictEqual(many.single, ["inv-1", "inv-2"])
+    // An account with no orders has nothing to find.
+    assert.deepStrictEqual(BulkFile.batchLookup(rows, "march", 0, 50).single, [])
+  })
+})
+
 describe("one rule on every surface", () => {
   it("derives the references the command line always derived (SHA-256 of batch, bundle, number, occurrence)", async () => {
     const expected = `b:march-2026:${

@@ -59,45 +59,27 @@ const stopsTheRun = (error: ApiFailure): boolean =>
   error.status === 0 || error.status === 401 || error.status === 403 || error.tag === "InsufficientBalance" ||
   error.status >= 500
 
-/**
- * The orders of the batch that exist already, by reference: the derived ones by one listing
- * filtered on the batch's prefix; the file's own references by whichever costs fewer
- * requests, every page of the account's orders or one lookup per row.
- */
+/** The orders of the batch that exist already, by reference, found as `Bulk.batchLookup` plans. */
 const alreadyBought = async (rows: ReadonlyArray<Row>, batch: string, life: Life) => {
   const found = new Map<string, Order>()
-  const keepFrom = (wanted: ReadonlySet<string>) => (orders: ReadonlyArray<Order>) => {
+  const keep = (wanted: ReadonlySet<string>, orders: ReadonlyArray<Order>) => {
     for (const order of orders) {
       if (order.reference !== null && wanted.has(order.reference)) found.set(order.reference, order)
     }
   }
-  const pageThrough = async (filter: Record<string, string>, keep: ReturnType<typeof keepFrom>) => {
+  const listOrders = (query: Record<string, string | number>) =>
+    api.orders({ query: { ...query, ...side() }, signal: life.signal })
+  const total = Bulk.needsOrderCount(rows) ? (await listOrders({ per_page: 1 })).pagination.total : 0
+  const plan = Bulk.batchLookup(rows, batch, total, MAX_PER_PAGE)
+  for (const { filter, wanted } of plan.listings) {
     for (let page = 1, last = 1; page <= last; page++) {
-      const answer = await api.orders({
-        query: { ...filter, ...side(), per_page: MAX_PER_PAGE, page },
-        signal: life.signal
-      })
-      keep(answer.orders)
+      const answer = await listOrders({ ...filter, per_page: MAX_PER_PAGE, page })
+      keep(wanted, answer.orders)
       last = answer.pagination.last_page
     }
   }
-  const derived = rows.filter((row) => !row.explicit)
-  if (derived.length > 0) {
-    await pageThrough({ reference_prefix: Bulk.batchPrefix(batch) }, keepFrom(new Set(derived.map((r) => r.reference))))
-  }
-  const explicit = rows.filter((row) => row.explicit)
-  if (explicit.length === 0) return found
-  const keep = keepFrom(new Set(explicit.map((r) => r.reference)))
-  const { total } = (await api.orders({ query: { ...side(), per_page: 1 }, signal: life.signal })).pagination
-  if (Math.ceil(total / MAX_PER_PAGE) <= explicit.length) {
-    await pageThrough({}, keep)
-  } else {
-    for (const row of explicit) {
-      keep(
-        (await api.orders({ query: { ...side(), reference: row.reference, per_page: 1 }, signal: life.signal })).orders
-      )
-    }
-  }
+  const wanted = new Set(plan.single)
+  for (const reference of plan.single) keep(wanted, (await listOrders({ reference, per_page: 1 })).orders)
   return found
 }
 
