@@ -6,19 +6,19 @@
  * Here, in effects: every wait is shown and can be interrupted.
  */
 import type { BundlesClient } from "@databundle/client"
-import * as Bulk from "@databundle/client/Bulk"
+import * as Pacing from "@databundle/client/Pacing"
 import { HttpClient } from "@effect/platform"
 import { Clock, Duration, Effect, Either, Predicate } from "effect"
 
 /** What the pacer knows (`@databundle/client/Bulk`'s), and the HttpClient wrapper that teaches it. */
-export interface Pacer extends Bulk.Pacer {
+export interface Pacer extends Pacing.Pacer {
   /** Wraps the HttpClient under the typed client, to read the headers of every POST /orders attempt. */
   readonly observe: (client: HttpClient.HttpClient) => HttpClient.HttpClient
 }
 
 /** A pacer with nothing learnt yet. */
 export const make = (): Pacer => {
-  const pacer = Bulk.makePacer()
+  const pacer = Pacing.makePacer()
   return {
     ...pacer,
     observe: (client) =>
@@ -45,7 +45,7 @@ export const countdown = <R>(millis: number, show: (left: number) => Effect.Effe
 /** The wait a 429 asks for, in milliseconds; undefined for any other failure. */
 const refusedFor = (error: unknown): number | undefined =>
   Predicate.isTagged(error, "RateLimited")
-    ? Bulk.retryAfterMillis(Predicate.hasProperty(error, "retry_after") ? error.retry_after : undefined)
+    ? Pacing.retryAfterMillis(Predicate.hasProperty(error, "retry_after") ? error.retry_after : undefined)
     : undefined
 
 /**

@@ -6,6 +6,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { createHash } from "node:crypto"
 import * as BulkFile from "../src/Bulk.js"
+import * as Pacing from "../src/Pacing.js"
 
 const mtn = { name: "MTN", slug: "mtn" }
 const telecel = { name: "Telecel", slug: "telecel" }
@@ -267,12 +268,13 @@ describe("one rule on every surface", () => {
     assert.deepStrictEqual(checked.errors, [{ line: 1, message: "\"030 123 4567\" is not a Ghana mobile number" }])
   })
 
-  it("imports no Effect, so a browser page can carry it", async () => {
+  it("imports no Effect, so a browser page can carry it (and its pacer)", async () => {
     const esbuild = await import("esbuild")
     const built = await esbuild.build({
-      entryPoints: [new URL("../src/Bulk.ts", import.meta.url).pathname],
+      entryPoints: ["../src/Bulk.ts", "../src/Pacing.ts"].map((file) => new URL(file, import.meta.url).pathname),
       bundle: true,
       write: false,
+      outdir: "out",
       metafile: true,
       format: "esm",
       platform: "browser",
@@ -295,7 +297,7 @@ describe("the pacer", () => {
     ]
 
   it("lets orders go while the window has room, then waits for its reset", () => {
-    const pacer = BulkFile.makePacer()
+    const pacer = Pacing.makePacer()
     assert.strictEqual(pacer.delay(0), 0)
     pacer.saw(headers(10, 3, 40), 1_000)
     assert.strictEqual(pacer.delay(1_000), 0)
@@ -308,7 +310,7 @@ describe("the pacer", () => {
   })
 
   it("estimates the rest of a run from the latency and the window", () => {
-    const pacer = BulkFile.makePacer()
+    const pacer = Pacing.makePacer()
     assert.strictEqual(pacer.eta(5, 0), undefined)
     pacer.took(100)
     assert.strictEqual(pacer.eta(5, 0), 500)
@@ -318,9 +320,9 @@ describe("the pacer", () => {
   })
 
   it("waits what a 429 asks, at least a second", () => {
-    assert.strictEqual(BulkFile.retryAfterMillis(7), 7_000)
-    assert.strictEqual(BulkFile.retryAfterMillis(0), 1_000)
-    assert.strictEqual(BulkFile.retryAfterMillis(undefined), 1_000)
+    assert.strictEqual(Pacing.retryAfterMillis(7), 7_000)
+    assert.strictEqual(Pacing.retryAfterMillis(0), 1_000)
+    assert.strictEqual(Pacing.retryAfterMillis(undefined), 1_000)
   })
 })
 

@@ -18,6 +18,7 @@
  */
 import * as Bulk from "@databundle/client/Bulk"
 import { MAX_PER_PAGE } from "@databundle/client/OrderTerms"
+import * as Pacing from "@databundle/client/Pacing"
 import { ApiFailure } from "../Api.js"
 import type { Page } from "../App.js"
 import { notEnough } from "../Balances.js"
@@ -233,7 +234,7 @@ export const bulk: Page = {
 
     /** Step 3: buys the rows one by one, paced under the rate limit. */
     const buyAll = async (batch: string, results: Array<Result>, toBuy: ReadonlyArray<number>) => {
-      const pacer = Bulk.makePacer()
+      const pacer = Pacing.makePacer()
       const progress = h("progress", { max: String(toBuy.length), value: "0", "aria-label": "Bulk purchase progress" })
       const line = h("p", { role: "status", "data-testid": "bulk-progress" })
       replace(review, h("section", { class: "card" }, h("h2", null, `Buying batch ${batch}`), progress, line))
@@ -283,7 +284,7 @@ export const bulk: Page = {
               // Refused for the rate limit: nothing was done; wait as asked and try the row again.
               if (error.status === 429) {
                 await wait(
-                  Bulk.retryAfterMillis((error.body as { retry_after?: unknown })?.retry_after),
+                  Pacing.retryAfterMillis((error.body as { retry_after?: unknown })?.retry_after),
                   "rate limited"
                 )
                 continue
