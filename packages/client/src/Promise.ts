@@ -171,7 +171,7 @@ export const fromEffectError = (error: FaceError, requestId: string | undefined)
     case "HttpApiDecodeError": // the platform's own 400, which this server turns into a 422
       return new Errors.BadRequestError(base(400))
     case "Unauthorized":
-      return new Errors.UnauthorizedError(base(401))
+      return new Errors.UnauthorizedError({ ...base(401), reason: error.reason })
     case "NetworkNotFound":
       return new Errors.NetworkNotFoundError(base(404))
     case "OrderNotFound":
