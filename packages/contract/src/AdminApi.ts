@@ -27,7 +27,7 @@ import {
   UpdateBundlePayload,
   UpdateNetworkPayload
 } from "./Catalog.js"
-import { CommissionsResponse, SetCommissionsPayload } from "./Commission.js"
+import { CommissionsResponse as CommissionsResponseSchema, SetCommissionsPayload } from "./Commission.js"
 import { Delivery, DeliveryNotFound, ListDeliveriesParams } from "./DeliveryLog.js"
 import { BodyLimit, CarriesSecret, OwnersOnly, RateLimitScopes } from "./EndpointPolicy.js"
 import { IdempotencyHeaders } from "./Idempotency.js"
@@ -506,17 +506,20 @@ export class CatalogAdminGroup extends HttpApiGroup.make("catalogAdmin")
   )
 {}
 
+/** 200 of GET and PUT /commissions. */
+export const CommissionsResponse = CommissionsResponseSchema
+
 /** The operator's commission settings: the referral rate (agents earn their price difference, set by price groups). */
 export class CommissionsGroup extends HttpApiGroup.make("commissions")
   .add(
     HttpApiEndpoint.get("show", "/commissions")
-      .addSuccess(CommissionsResponse)
+      .addSuccess(CommissionsResponseSchema)
       .annotate(OpenApi.Summary, "The referral rate")
   )
   .add(
     HttpApiEndpoint.put("set", "/commissions")
       .setPayload(SetCommissionsPayload)
-      .addSuccess(CommissionsResponse)
+      .addSuccess(CommissionsResponseSchema)
       .annotate(OpenApi.Summary, "Set the referral rate (percent of amount_paid; 0 turns the programme off)")
   )
 {}

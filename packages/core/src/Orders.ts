@@ -241,7 +241,9 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
       execute: ({ orderId, reason, status, undoSuccess }) =>
         sql`
           UPDATE orders o SET status = ${status}, settled_at = now(), next_check_at = NULL, failure_reason = ${reason}
-          WHERE o.id = ${orderId} AND ${undoSuccess ? sql`o.status IN ('pending', 'successful')` : sql`o.status = 'pending'`}
+          WHERE o.id = ${orderId} AND ${
+          undoSuccess ? sql`o.status IN ('pending', 'successful')` : sql`o.status = 'pending'`
+        }
           RETURNING ${sql.literal(ORDER_COLUMNS)}, o.mode
         `
     })

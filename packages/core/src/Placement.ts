@@ -209,9 +209,7 @@ export const statement = (sql: SqlClient.SqlClient, delivered: boolean) => {
       WITH bundle AS (
         SELECT b.key, b.name, n.name AS network_name, n.slug AS network_slug,
           COALESCE(p.price, b.base_price) AS price, a.mode,
-          CASE WHEN a.mode = 'test' THEN ${slot("testDelivers")}::boolean ELSE ${
-      slot("liveDelivers")
-    }::boolean END
+          CASE WHEN a.mode = 'test' THEN ${slot("testDelivers")}::boolean ELSE ${slot("liveDelivers")}::boolean END
           -- An order that earns an agent or a referrer a commission is settled in a transaction of its
           -- own after this one (Orders.settle), which credits them with its success.
           AND g.agent_id IS NULL AND g.referred_by IS NULL AS delivered

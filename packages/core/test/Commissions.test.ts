@@ -34,13 +34,16 @@ const programme = (referralPercentBps: number, main = 10_000n) =>
   })
 
 const commissionEntries = (orderNumber: string) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ account_id: number; wallet: string; amount: string; reason: string }>`
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) =>
+      sql<{ account_id: number; wallet: string; amount: string; reason: string }>`
       SELECT l.account_id, l.wallet, l.amount::text AS amount, l.reason FROM ledger_entries l
       JOIN orders o ON o.id = l.order_id
       WHERE o.order_number = ${orderNumber} AND l.reason IN ('commission', 'commission_reversal')
       ORDER BY l.id
-    `)
+    `
+  )
 
 for (const target of targets) {
   describe(`Commissions on ${target.name}`, () => {
@@ -162,7 +165,10 @@ for (const target of targets) {
           const holder = (yield* fundedAccount(0n)) as Account.AccountId
           yield* wallet.fund(holder, { amount: 50n, wallet: "agent" })
           const results = yield* Effect.all(
-            Array.from({ length: 10 }, () => Effect.either(commissions.transfer(holder, { from: "agent", amount: 10n }))),
+            Array.from(
+              { length: 10 },
+              () => Effect.either(commissions.transfer(holder, { from: "agent", amount: 10n }))
+            ),
             { concurrency: "unbounded" }
           )
           const ok = results.filter(Either.isRight)
