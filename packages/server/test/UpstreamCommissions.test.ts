@@ -12,6 +12,7 @@ import {
   admin,
   audit,
   call,
+  cli,
   databaseEnv,
   databases,
   eventually,
@@ -55,12 +56,36 @@ for (const database of databases) {
           yield* admin(down.url, "PATCH", `/admin/v1/accounts/${agent.id}`, { price_group: "agent" })
           const referrer = yield* account(down.url, "Referrer", 0)
           const sub = yield* account(down.url, "Sub-reseller", 200)
-          yield* admin(down.url, "PATCH", `/admin/v1/accounts/${sub.id}`, {
-            agent_id: agent.id,
-            referred_by: referrer.id,
-            limits: { all: 1000, orders: 1000 }
-          })
-          yield* admin(down.url, "PUT", "/admin/v1/commissions", { referral_percent: 2 })
+          // The operator's commands: the links, the rate; bad values are usage errors that call nothing.
+          const linked = yield* cli(
+            down.url,
+            "accounts",
+            "update",
+            String(sub.id),
+            "--agent",
+            String(agent.id),
+            "--referred-by",
+            String(referrer.id),
+            "--limit",
+            "all=1000",
+            "--limit",
+            "orders=1000"
+          )
+          assert.strictEqual(linked.code, 0, linked.stderr)
+          assert.match(linked.stdout, new RegExp(`agent +account ${agent.id}`))
+          assert.match(linked.stdout, new RegExp(`referred by +account ${referrer.id}`))
+          const rate = yield* cli(down.url, "commissions", "set", "--referral", "2", "--json")
+          assert.strictEqual(rate.code, 0, rate.stderr)
+          assert.deepStrictEqual(JSON.parse(rate.stdout), { success: true, commissions: { referral_percent: 2 } })
+          for (const bad of [["--referral", "101"], ["--referral", "1.234"], ["--referral", "x"]]) {
+            const refused = yield* cli(down.url, "commissions", "set", ...bad)
+            assert.strictEqual(refused.code, 2, refused.stderr)
+            assert.include(refused.stderr, "--referral")
+          }
+          const badAgent = yield* cli(down.url, "accounts", "update", String(sub.id), "--agent", "someone")
+          assert.strictEqual(badAgent.code, 2, badAgent.stderr)
+          const shown = yield* cli(down.url, "commissions", "show")
+          assert.match(shown.stdout, /referral +2 % of each successful order/)
           const mtn = (yield* call(down.url, "GET", "/api/v1/networks", { key: sub.key })).body.networks
             .find((n: any) => n.slug === "mtn")
           const bundleId = (yield* call(down.url, "GET", `/api/v1/networks/${mtn.id}/bundles`, { key: sub.key })).body
