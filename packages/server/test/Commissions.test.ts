@@ -137,6 +137,10 @@ for (const target of targets) {
           )
           const report = yield* audit
           assert.isTrue(report.ok, JSON.stringify(report))
+          // Counted for the operator: two orders earned twice each, one of them taken back.
+          const metrics = (yield* raw("GET", "/metrics", { bearer: ADMIN_TOKEN })).text
+          assert.include(metrics, `bundles_commissions{kind="credited"} 4`)
+          assert.include(metrics, `bundles_commissions{kind="reversed"} 2`)
         }))
 
       it.effect("POST /wallet/transfers: 200 with the balances, 400 past the wallet, 422 on bad input, nothing moved", () =>
