@@ -3,7 +3,9 @@
  * and the operator's referral rate.
  */
 import { ParseResult, Schema } from "effect"
+import { AccountId } from "./Account.js"
 import { Succeeded } from "./ApiError.js"
+import { Cedis } from "./Money.js"
 
 /** A referral rate: a percent from 0 to 100 with at most two decimals on the wire, basis points inside. */
 export const ReferralPercent: Schema.Schema<number, number> = Schema.transformOrFail(
@@ -39,3 +41,21 @@ export const SetCommissionsPayload = Schema.Struct({
 
 /** 200 of GET and PUT /commissions. */
 export const CommissionsResponse = Schema.Struct({ success: Succeeded, commissions: CommissionRates })
+
+/** An account that earns its agent or referrer commissions, with what it earned them so far. */
+export const EarnedFrom = Schema.Struct({
+  account_id: AccountId,
+  name: Schema.String,
+  earned: Cedis.annotations({ description: "Commissions it earned this account, reversals taken off" })
+}).annotations({ identifier: "EarnedFrom" })
+
+/** The holder's programmes: its referral code, the accounts it referred and its sub-accounts. */
+export const Earnings = Schema.Struct({
+  referral_code: Schema.String.annotations({ description: "Others register under it with /?ref=CODE" }),
+  referral_percent: ReferralPercent,
+  referred: Schema.Array(EarnedFrom).annotations({ description: "Accounts it referred (at most 200)" }),
+  sub_accounts: Schema.Array(EarnedFrom).annotations({ description: "Accounts selling under it (at most 200)" })
+}).annotations({ identifier: "Earnings" })
+
+/** 200 of GET /dashboard/v1/earnings. */
+export const EarningsResponse = Schema.Struct({ success: Succeeded, earnings: Earnings })

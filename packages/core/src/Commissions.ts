@@ -225,6 +225,55 @@ export class Commissions extends Effect.Service<Commissions>()("core/Commissions
       )
     })
 
-    return { rates, setRates, credit, reverse, transfer }
+    const earnedFromRows = SqlSchema.findAll({
+      Request: Schema.Number,
+      Result: Schema.Struct({
+        account_id: Account.AccountId,
+        name: Schema.String,
+        referred: Schema.Boolean,
+        sub: Schema.Boolean,
+        referral_earned: Int8,
+        agent_earned: Int8
+      }),
+      execute: (id) =>
+        sql`
+          SELECT a.id AS account_id, a.name, COALESCE(a.referred_by = ${id}, false) AS referred,
+            COALESCE(a.agent_id = ${id}, false) AS sub,
+            COALESCE(e.referral, 0) AS referral_earned, COALESCE(e.agent, 0) AS agent_earned
+          FROM accounts a
+          LEFT JOIN (
+            SELECT o.account_id,
+              sum(l.amount) FILTER (WHERE l.wallet = 'referral') AS referral,
+              sum(l.amount) FILTER (WHERE l.wallet = 'agent') AS agent
+            FROM ledger_entries l JOIN orders o ON o.id = l.order_id
+            WHERE l.account_id = ${id} AND l.reason IN ('commission', 'commission_reversal')
+            GROUP BY o.account_id
+          ) e ON e.account_id = a.id
+          WHERE a.referred_by = ${id} OR a.agent_id = ${id}
+          ORDER BY a.id
+          LIMIT 400
+        `
+    })
+
+    /** The holder's view of its programmes: its code, whom it referred, its sub-accounts, what each earned it. */
+    const earnings = Effect.fn("Commissions.earnings")(function*(accountId: Account.AccountId) {
+      const [code] = yield* orDie(sql<{ referral_code: string }>`
+        SELECT referral_code FROM accounts WHERE id = ${accountId}
+      `)
+      const rows = yield* orDie(earnedFromRows(accountId))
+      const from = (earned: "referral_earned" | "agent_earned") => (row: typeof rows[number]) => ({
+        account_id: row.account_id,
+        name: row.name,
+        earned: row[earned]
+      })
+      return {
+        referral_code: code?.referral_code ?? "",
+        referral_percent: (yield* rates).referral_percent,
+        referred: rows.filter((row) => row.referred).slice(0, 200).map(from("referral_earned")),
+        sub_accounts: rows.filter((row) => row.sub).slice(0, 200).map(from("agent_earned"))
+      }
+    })
+
+    return { rates, setRates, credit, reverse, transfer, earnings }
   })
 }) {}
