@@ -12,9 +12,11 @@ import { BadRequest, Conflict, Forbidden, Succeeded, Unauthorized, withRequestEr
 import { ApiKeyId, ApiKeyNotFound, NamedApiKey } from "./ApiKey.js"
 import * as Attention from "./Attention.js"
 import { Bundle, BundleUnavailable } from "./Bundle.js"
+import { EarningsResponse } from "./Commission.js"
 import { Delivery, DeliveryNotFound, ListDeliveriesParams, TestEventPayload } from "./DeliveryLog.js"
 import { CarriesSecret, RateLimitScopes } from "./EndpointPolicy.js"
 import { IdempotencyKey } from "./Idempotency.js"
+import { IdempotencyHeaders } from "./Idempotency.js"
 import { IntegerText } from "./Identifier.js"
 import { DemoMail, DemoMailboxParams } from "./Mail.js"
 import { modeOrLive } from "./Mode.js"
@@ -46,8 +48,6 @@ import {
   UserView,
   VerifyEmailPayload
 } from "./User.js"
-import { EarningsResponse } from "./Commission.js"
-import { IdempotencyHeaders } from "./Idempotency.js"
 import { Balance, InsufficientBalance, TransferPayload, TransferResponse } from "./Wallet.js"
 
 /** The path prefix of the dashboard API. */

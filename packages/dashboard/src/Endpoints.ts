@@ -4,10 +4,10 @@
  * The name of each is checked against the contract's `DashboardApi` type, so renaming or
  * removing an endpoint there fails the type check here.
  */
+import type * as C from "@databundle/contract/Commission"
 import type * as D from "@databundle/contract/DashboardApi"
 import type * as L from "@databundle/contract/DeliveryLog"
 import type * as P from "@databundle/contract/Payment"
-import type * as C from "@databundle/contract/Commission"
 import type * as U from "@databundle/contract/User"
 import type * as W from "@databundle/contract/Wallet"
 import type { HttpApi, HttpApiGroup } from "@effect/platform"

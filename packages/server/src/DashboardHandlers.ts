@@ -3,7 +3,14 @@
  * session and its CSRF token were checked by the gateway; the handlers act for the
  * `CurrentSession` the middleware provides.
  */
-import { ApiError, DashboardApi, Idempotency as IdempotencyContract, type Mode, Money, Session } from "@databundle/contract"
+import {
+  ApiError,
+  DashboardApi,
+  Idempotency as IdempotencyContract,
+  type Mode,
+  Money,
+  Session
+} from "@databundle/contract"
 import { ApiKeys, Catalog, Commissions, Dashboard, Mailer, Orders, Payments, Sessions, Users } from "@databundle/core"
 import { HttpApiBuilder, HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Duration, Effect, FiberRef, Layer, Option } from "effect"

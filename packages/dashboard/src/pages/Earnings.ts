@@ -10,8 +10,8 @@ import { api, type Earnings } from "../Endpoints.js"
 import { form } from "../Form.js"
 import type { Life } from "../Life.js"
 import { list } from "../List.js"
-import * as Pending from "../Pending.js"
 import { pathOf } from "../Paths.js"
+import * as Pending from "../Pending.js"
 import { ghs } from "../Words.js"
 
 type EarnedFrom = Earnings["earnings"]["referred"][number]
@@ -43,7 +43,7 @@ export const earningsSection = async (
     fields: [
       {
         name: "from",
-        label: "From",
+        label: "Move from",
         options: [
           { value: "agent", label: `Agent wallet (${ghs(held.agent)})` },
           { value: "referral", label: `Referral wallet (${ghs(held.referral)})` }
