@@ -3,6 +3,7 @@ import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
 import { ConfigProvider, Effect, Either, Layer, Option, TestServices } from "effect"
 import { Accounts } from "../src/Accounts.js"
+import { ApiKeys } from "../src/ApiKeys.js"
 import { Commissions } from "../src/Commissions.js"
 import { Orders } from "../src/Orders.js"
 import { Wallet } from "../src/Wallet.js"
@@ -206,6 +207,26 @@ for (const target of targets) {
           yield* wallet.fund(second, { amount: 30n, wallet: "referral" })
           const theirs = yield* commissions.transfer(second, { from: "referral", amount: 30n }, "k-1")
           assert.isFalse(theirs.replayed)
+          assert.isTrue((yield* audit).ok)
+        }))
+
+      it.effect("a test order earns test commissions in the earner's test account only", () =>
+        Effect.gen(function*() {
+          const { mtn1gb } = yield* seedCatalog
+          const { agent, referrer, sub } = yield* programme(200)
+          const apiKeys = yield* ApiKeys
+          const testOf = (id: number) =>
+            Effect.map(apiKeys.accountFor(id as Account.AccountId, "test"), Option.getOrThrow)
+          const subTest = yield* testOf(sub)
+          const agentTest = yield* testOf(agent)
+          yield* (yield* Wallet).fund(subTest, { amount: 1000n })
+          const placed = yield* placeOrder(subTest, mtn1gb, "0241234567")
+          assert.strictEqual(placed.order.status, "successful")
+          // The agent's test account earns; the referrer has no test account, so its test commission is not paid.
+          // (A test account starts with play money in main.)
+          assert.strictEqual((yield* balances(agentTest)).agent, 50n)
+          assert.deepStrictEqual(yield* balances(agent), { main: 0n, referral: 0n, agent: 0n })
+          assert.deepStrictEqual(yield* balances(referrer), { main: 0n, referral: 0n, agent: 0n })
           assert.isTrue((yield* audit).ok)
         }))
 
