@@ -6,13 +6,14 @@
 import type { ValidationError } from "@databundle/contract/ApiError"
 import { API_KEY_HEADER } from "@databundle/contract/ApiKey"
 import { EventCursor, ListEventsParams } from "@databundle/contract/Event"
-import { IDEMPOTENT_REPLAYED_HEADER } from "@databundle/contract/Idempotency"
+import { IDEMPOTENCY_KEY_HEADER, IdempotencyKey, IDEMPOTENT_REPLAYED_HEADER } from "@databundle/contract/Idempotency"
 import { ListTransactionsParams } from "@databundle/contract/Ledger"
 import { NetworkId } from "@databundle/contract/Network"
 import { ListOrdersParams, PlaceOrderPayload } from "@databundle/contract/Order"
 import { FEED } from "@databundle/contract/Page"
 import * as ResellerApi from "@databundle/contract/ResellerApi"
 import * as Validation from "@databundle/contract/Validation"
+import { TransferPayload } from "@databundle/contract/Wallet"
 import { EventId, WebhookEventType } from "@databundle/contract/Webhook"
 import { ListDeliveriesParams } from "@databundle/contract/WebhookDelivery"
 import { FetchHttpClient, type HttpApi, HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
@@ -63,6 +64,23 @@ export declare namespace BundlesClient {
   export type ListOrdersError = ErrorOf<Api["orders"]["list"]>
   /** Errors of `transactions`. */
   export type TransactionsError = ErrorOf<Api["wallet"]["transactions"]>
+  /** Errors of `transfer`. */
+  export type TransferError = ErrorOf<Api["wallet"]["transfer"]>
+
+  /** What `transfer` moves: pesewas from the referral or agent wallet to main. */
+  export interface TransferInput {
+    readonly from: "referral" | "agent"
+    readonly amount: bigint
+    /** Sent as `Idempotency-Key`; one is made per call when left out, so a retry never moves twice. */
+    readonly idempotencyKey?: string | undefined
+  }
+
+  /** The answer of `transfer`: the three balances after it, and whether it replayed an earlier one. */
+  export interface TransferResult {
+    readonly message: string
+    readonly balance: typeof ResellerApi.BalanceResponse.Type["balance"]
+    readonly replayed: boolean
+  }
   /** Errors of `events` and `followEvents`. */
   export type EventsError = ErrorOf<Api["events"]["list"]>
   /** Errors of `triggerEvent`. */
@@ -155,6 +173,11 @@ export declare namespace BundlesClient {
     readonly allOrders: (
       params?: Omit<ListOrdersInput, "page">
     ) => Stream.Stream<ResellerApi.OrdersPage["orders"][number], ListOrdersError>
+    /**
+     * Moves earnings from the referral or agent wallet to main, under an `Idempotency-Key` (made
+     * here when not given), so it is retried after a transient failure and never moves twice.
+     */
+    readonly transfer: (input: TransferInput) => Effect.Effect<TransferResult, TransferError>
     /** One page of the account's ledger, newest first (an extension of the API). */
     readonly transactions: (params?: TransactionsInput) => Effect.Effect<TransactionsPage, TransactionsError>
     /** One page of the account's events, newest first, and the cursor after it (an extension). */
@@ -212,6 +235,14 @@ const make = (
     const placeWithReference = yield* HttpApiClient.endpoint(ResellerApi.ResellerApi, {
       group: "orders",
       endpoint: "place",
+      httpClient: transport(always),
+      baseUrl: resolved.origin
+    })
+
+    // A transfer carries a key, so it may be retried as an order with a reference is.
+    const transferWithKey = yield* HttpApiClient.endpoint(ResellerApi.ResellerApi, {
+      group: "wallet",
+      endpoint: "transfer",
       httpClient: transport(always),
       baseUrl: resolved.origin
     })
@@ -299,6 +330,21 @@ const make = (
               })
             )
         }),
+      transfer: (input) =>
+        Effect.gen(function*() {
+          const payload = yield* check(TransferPayload, { from: input.from, amount: input.amount })
+          const key = yield* check(IdempotencyKey, input.idempotencyKey ?? newReference(), "idempotency_key")
+          const [body, response] = yield* transferWithKey({
+            payload,
+            headers: { [IDEMPOTENCY_KEY_HEADER]: key },
+            withResponse: true
+          })
+          return {
+            message: body.message,
+            balance: body.balance,
+            replayed: response.headers[IDEMPOTENT_REPLAYED_HEADER] === "true"
+          }
+        }).pipe(Effect.withSpan("BundlesClient.transfer")),
       transactions: (params = {}) =>
         check(ListTransactionsParams, params).pipe(
           Effect.flatMap((urlParams) =>

@@ -9,13 +9,14 @@ import { Bundle, BundleUnavailable } from "./Bundle.js"
 import { BodyLimit, CarriesSecret, DEFAULT_BODY_LIMIT, RateLimitScopes } from "./EndpointPolicy.js"
 import { EventsPageFields, ListEventsParams, TriggerEventPayload } from "./Event.js"
 import * as Extension from "./Extension.js"
+import { IdempotencyHeaders } from "./Idempotency.js"
 import { IntegerText } from "./Identifier.js"
 import { LedgerEntry, ListTransactionsParams } from "./Ledger.js"
 import { Cedis } from "./Money.js"
 import { Network, NetworkId, NetworkNotFound } from "./Network.js"
 import { ListOrdersParams, Order, OrderNotFound, OrderStatusView, PlacedOrder, PlaceOrderPayload } from "./Order.js"
 import { envelope } from "./Page.js"
-import { Balance, InsufficientBalance } from "./Wallet.js"
+import { Balance, InsufficientBalance, TransferPayload, TransferResponse } from "./Wallet.js"
 import { EventId, WebhookEvent } from "./Webhook.js"
 import { Delivery, DeliveryNotFound, ListDeliveriesParams, WebhookSettings } from "./WebhookDelivery.js"
 
@@ -103,6 +104,19 @@ export class WalletGroup extends HttpApiGroup.make("wallet")
       .addSuccess(TransactionsPage)
       .annotateContext(Extension.annotations)
       .annotate(OpenApi.Summary, "The account's ledger: every wallet movement, newest first (extension)")
+  )
+  .add(
+    HttpApiEndpoint.post("transfer", "/wallet/transfers")
+      .setPayload(TransferPayload)
+      .setHeaders(IdempotencyHeaders)
+      .addSuccess(TransferResponse)
+      .addError(InsufficientBalance)
+      .annotate(OpenApi.Summary, "Move earnings from the referral or agent wallet to the main wallet")
+      .annotate(
+        OpenApi.Description,
+        "More than the wallet holds is a 400 with `balance` (what it holds) and `required` (the amount). " +
+          "Repeating the request with the same `Idempotency-Key` replays the first answer and moves nothing."
+      )
   )
 {}
 

@@ -36,6 +36,8 @@ export * as Identifier from "./Identifier.js"
 export * as JsonBody from "./JsonBody.js"
 /** The ledger and its audit. */
 export * as Ledger from "./Ledger.js"
+/** Commissions of the agent and referral programmes, and the referral rate. */
+export * as Commission from "./Commission.js"
 /** Email to dashboard users, and the outbox. */
 export * as Mail from "./Mail.js"
 /** Test and live modes. */

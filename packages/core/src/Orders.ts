@@ -27,6 +27,7 @@ import {
 import { SqlClient, SqlSchema, type Statement } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Cause, Clock, Data, Duration, Effect, Either, Option, Schedule, Schema } from "effect"
+import { Commissions } from "./Commissions.js"
 import { Int8, isUniqueViolation, orDie, rowsOf } from "./Database.js"
 import { type FulfillmentOutcome, FulfillmentProvider, simulator } from "./Fulfillment.js"
 import {
@@ -91,10 +92,11 @@ type ReferencedRow = typeof ReferencedRow.Type
 
 /** Placing, reading and settling orders. */
 export class Orders extends Effect.Service<Orders>()("core/Orders", {
-  dependencies: [Wallet.Default, Webhooks.Default, Settings.Default],
+  dependencies: [Wallet.Default, Webhooks.Default, Settings.Default, Commissions.Default],
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const wallet = yield* Wallet
+    const commissions = yield* Commissions
     const webhooks = yield* Webhooks
     const liveProvider = yield* FulfillmentProvider
     const settings = yield* Settings
@@ -232,20 +234,37 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
       Request: Schema.Struct({
         orderId: Schema.String,
         status: Order.OrderStatus,
-        reason: Schema.NullOr(Schema.String)
+        reason: Schema.NullOr(Schema.String),
+        undoSuccess: Schema.Boolean
       }),
       Result: Schema.Struct({ ...OrderRow.fields, mode: Mode.Mode }),
-      execute: ({ orderId, reason, status }) =>
+      execute: ({ orderId, reason, status, undoSuccess }) =>
         sql`
           UPDATE orders o SET status = ${status}, settled_at = now(), next_check_at = NULL, failure_reason = ${reason}
-          WHERE o.id = ${orderId} AND o.status = 'pending'
+          WHERE o.id = ${orderId} AND ${
+          undoSuccess ? sql`o.status IN ('pending', 'successful')` : sql`o.status = 'pending'`
+        }
           RETURNING ${sql.literal(ORDER_COLUMNS)}, o.mode
         `
     })
 
-    const settle = (orderId: string, status: "successful" | "failed", reason: string | null, note?: string) =>
+    /**
+     * Settles an order and moves what its new state moves, in one transaction: a failure refunds
+     * the buyer and takes back any commission, a success credits the agent's and referrer's
+     * commissions. `undoSuccess` (the operator's failing of a delivered order) lets a successful
+     * order become failed; nothing else leaves a settled state.
+     */
+    const settle = (
+      orderId: string,
+      status: "successful" | "failed",
+      reason: string | null,
+      note?: string,
+      undoSuccess = false
+    ) =>
       sql.withTransaction(Effect.gen(function*() {
-        const row = Option.getOrUndefined(yield* settleRow({ orderId, status, reason }))
+        const row = Option.getOrUndefined(
+          yield* settleRow({ orderId, status, reason, undoSuccess: undoSuccess && status === "failed" })
+        )
         if (row === undefined) return Option.none<Settled>()
         let refundedBalance = Option.none<bigint>()
         if (status === "failed") {
@@ -270,8 +289,15 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
           row.account_id,
           status === "failed" ? { type: "order.failed", data: order } : { type: "order.successful", data: order }
         )
+        // After the buyer's own rows, then the earners' in account order, so two settlements lock in one order.
+        if (status === "successful") yield* commissions.credit(row)
+        else yield* commissions.reverse(row)
         return Option.some<Settled>({ status, refundedBalance })
       }))
+
+    /** Settles a pending order: it has earned no commission yet, so there is none to refuse taking back. */
+    const settlePending = (orderId: string, status: "successful" | "failed", reason: string | null) =>
+      settle(orderId, status, reason).pipe(Effect.catchTag("Conflict", (conflict) => Effect.die(conflict)))
 
     /** Asks the provider about an order and records the answer; a provider failure leaves it pending. */
     const fulfil = (row: DeliverableRow) =>
@@ -286,9 +312,9 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
         )
         switch (outcome._tag) {
           case "Delivered":
-            return yield* settle(row.id, "successful", null)
+            return yield* settlePending(row.id, "successful", null)
           case "Failed":
-            return yield* settle(row.id, "failed", outcome.reason)
+            return yield* settlePending(row.id, "failed", outcome.reason)
           case "Pending": {
             const age = (yield* Clock.currentTimeMillis) - row.created_at.getTime()
             const stuck = age > Duration.toMillis(GIVE_UP_AFTER)
@@ -464,8 +490,10 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
     })
 
     /**
-     * Settles a stuck pending order by hand; a settled order is a conflict. Failing it refunds
-     * the main wallet, the operator's `note` kept on the refund's ledger entry.
+     * Settles a stuck pending order by hand, or fails a successful one (a delivery that never
+     * arrived); anything else is a conflict. Failing refunds the main wallet, the operator's
+     * `note` kept on the refund's ledger entry, and takes back the order's commissions (a 409 when
+     * an earner has moved its commission on).
      */
     const resolve = Effect.fn("Orders.resolve")(function*(
       orderNumber: string,
@@ -474,7 +502,7 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
     ) {
       const row = yield* adminFind(orderNumber)
       const settled = yield* orDie(
-        settle(row.id, status, status === "failed" ? "Failed by the operator" : null, note)
+        settle(row.id, status, status === "failed" ? "Failed by the operator" : null, note, true)
       )
       if (Option.isNone(settled)) {
         const current = yield* adminFind(orderNumber)

@@ -8,6 +8,8 @@ export * as Accounts from "./Accounts.js"
 export * as ApiKeys from "./ApiKeys.js"
 /** Networks, bundles, price groups, prices. */
 export * as Catalog from "./Catalog.js"
+/** The agent and referral programmes' commissions, and transfers of earnings to main. */
+export * as Commissions from "./Commissions.js"
 /** The dashboard's read models and webhook settings. */
 export * as Dashboard from "./Dashboard.js"
 /** Shared SQL helpers. */

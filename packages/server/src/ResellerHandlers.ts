@@ -1,8 +1,8 @@
 /**
  * The public API's handlers: each binds an endpoint of `ResellerApi` to the domain.
  */
-import { Account, type Bundle, Idempotency, type Network, type Order, ResellerApi } from "@databundle/contract"
-import { Catalog, Orders, Wallet, Webhooks } from "@databundle/core"
+import { Account, type Bundle, Idempotency, Money, type Network, type Order, ResellerApi } from "@databundle/contract"
+import { Catalog, Commissions, Orders, Wallet, Webhooks } from "@databundle/core"
 import { HttpApiBuilder, HttpApp, HttpServerResponse } from "@effect/platform"
 import { Effect, Layer, Option, Schema } from "effect"
 import type * as Gateway from "./Gateway.js"
@@ -21,8 +21,28 @@ const balance = Effect.map(Wallet.Wallet, (wallet) => () =>
 export const WalletLive = HttpApiBuilder.group(ServerApi, "wallet", (handlers) =>
   Effect.gen(function*() {
     const wallet = yield* Wallet.Wallet
+    const commissions = yield* Commissions.Commissions
     return handlers
       .handle("balance", yield* balance)
+      .handle("transfer", ({ headers, payload }) =>
+        Effect.gen(function*() {
+          const { accountId } = yield* Account.CurrentAccount
+          const outcome = yield* commissions.transfer(
+            accountId,
+            payload,
+            headers[Idempotency.IDEMPOTENCY_KEY_HEADER]
+          )
+          if (outcome.replayed) {
+            yield* HttpApp.appendPreResponseHandler((_, response) =>
+              Effect.succeed(HttpServerResponse.setHeader(response, Idempotency.IDEMPOTENT_REPLAYED_HEADER, "true"))
+            )
+          }
+          return {
+            success: true as const,
+            message: `Moved ${Money.formatGhs(payload.amount)} from the ${payload.from} wallet to the main wallet`,
+            balance: outcome.value.balance
+          }
+        }))
       .handle("transactions", ({ urlParams }) =>
         Effect.gen(function*() {
           const { accountId } = yield* Account.CurrentAccount
