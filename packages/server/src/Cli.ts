@@ -1,11 +1,12 @@
 /**
- * The `bundles-server` command: `serve`, `migrate` and the operator's `admin` commands.
+ * The `bundles-server` command: `serve`, `migrate`, `backup`, `restore` and the operator's `admin` commands.
  */
 import * as CommandLine from "@databundle/terminal/CommandLine"
 import { Command, Options } from "@effect/cli"
 import { Console, Effect, Layer } from "effect"
 import * as fs from "node:fs"
 import * as AdminCli from "./AdminCli.js"
+import * as Backup from "./Backup.js"
 import * as Database from "./Database.js"
 import { examples } from "./Examples.js"
 import * as Logging from "./Logging.js"
@@ -53,7 +54,7 @@ const migrate = Command.make("migrate", {}, () =>
 /** The whole command tree. */
 export const command = Command.make("bundles-server").pipe(
   Command.withDescription("The data bundle reseller server"),
-  Command.withSubcommands([serve, migrate, AdminCli.command])
+  Command.withSubcommands([serve, migrate, Backup.backupCommand, Backup.restoreCommand, AdminCli.command])
 )
 
 const cli = Command.run(command, { name: "bundles-server", version: VERSION })
