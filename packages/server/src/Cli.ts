@@ -11,6 +11,7 @@ import * as Database from "./Database.js"
 import { examples } from "./Examples.js"
 import * as Logging from "./Logging.js"
 import * as Serve from "./Serve.js"
+import * as Service from "./Service.js"
 
 /** The package version, read from its package.json (beside both src/ and dist/). */
 export const VERSION: string = JSON.parse(
@@ -54,7 +55,14 @@ const migrate = Command.make("migrate", {}, () =>
 /** The whole command tree. */
 export const command = Command.make("bundles-server").pipe(
   Command.withDescription("The data bundle reseller server"),
-  Command.withSubcommands([serve, migrate, Backup.backupCommand, Backup.restoreCommand, AdminCli.command])
+  Command.withSubcommands([
+    serve,
+    migrate,
+    Backup.backupCommand,
+    Backup.restoreCommand,
+    Service.command,
+    AdminCli.command
+  ])
 )
 
 const cli = Command.run(command, { name: "bundles-server", version: VERSION })
