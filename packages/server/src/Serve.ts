@@ -169,7 +169,16 @@ const single = (options: ServeOptions, quiet: boolean) =>
     const server = NodeServer.make(
       tls,
       (refusal) => Runtime.runFork(runtime)(Effect.logInfo("request").pipe(Effect.annotateLogs({ ...refusal }))),
-      yield* ServerConfig.connectionLimits
+      yield* ServerConfig.connectionLimits,
+      (event) =>
+        Runtime.runFork(runtime)(
+          (event.error === undefined ? Effect.logInfo : Effect.logError)(event.message).pipe(
+            Effect.annotateLogs({
+              trigger: event.trigger,
+              ...(event.error === undefined ? {} : { error: event.error })
+            })
+          )
+        )
     )
     const requests = Drain.track(server)
     // Built last, so released first: requests in flight finish while the application and

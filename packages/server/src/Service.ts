@@ -42,6 +42,8 @@ export const unit = ({ bin, dataDir, envFile, node, user }: UnitOptions): string
     "Environment=NODE_ENV=production",
     `EnvironmentFile=${envFile}`,
     `ExecStart=${node} ${bin} serve`,
+    // With TLS_CERT/TLS_KEY, SIGHUP reads the certificate again (`systemctl reload bundles`).
+    "ExecReload=/bin/kill -HUP $MAINPID",
     "KillSignal=SIGTERM",
     "TimeoutStopSec=30",
     "Restart=on-failure",
