@@ -577,7 +577,8 @@ export async function startServer({
 
   const deadline = Date.now() + 120_000
   for (;;) {
-    const text = fs.readFileSync(logFile, "utf8")
+    // The banner is on stderr (stdout is not a terminal here, and holds only the JSON log lines).
+    const text = fs.readFileSync(errFile, "utf8") + fs.readFileSync(logFile, "utf8")
     const match = /listening on (http:\/\/\S+)/.exec(text)
     if (match) {
       server.url = match[1]

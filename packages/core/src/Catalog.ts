@@ -186,7 +186,34 @@ export class Catalog extends Effect.Service<Catalog>()("core/Catalog", {
     ) {
       if (options.dryRun === true) {
         const rolledBack = sql.withTransaction(
-          Effect.flatMap(applyImport(sql, file), (summary) => Effect.fail(new DryRun({ summary })))
+          Effect.gen(function*() {
+            // Sequences do not roll back: the rows a dry run inserts would use up ids, and the
+            // next real import would make, say, bundles 48 to 94 on an empty database. The
+            // catalogue tables are locked against other writers for the dry run (reads go on),
+            // so nobody else takes an id meanwhile, and each sequence is set back before the
+            // rollback.
+            yield* sql`LOCK TABLE price_groups, networks, bundles IN SHARE ROW EXCLUSIVE MODE`
+            const names = yield* sql<{ seq: string }>`
+              SELECT unnest(ARRAY[
+                pg_get_serial_sequence('price_groups', 'id'),
+                pg_get_serial_sequence('networks', 'id'),
+                pg_get_serial_sequence('bundles', 'id')
+              ]) AS seq
+            `
+            // (A sequence is read as a relation; its name comes from Postgres, quoted as needed.)
+            const sequences = yield* Effect.forEach(names, ({ seq }) =>
+              Effect.map(
+                sql.unsafe<{ last_value: string; is_called: boolean }>(
+                  `SELECT last_value::text AS last_value, is_called FROM ${seq}`
+                ),
+                ([state]) => ({ seq, ...state! })
+              ))
+            const summary = yield* applyImport(sql, file)
+            for (const { is_called, last_value, seq } of sequences) {
+              yield* sql`SELECT setval(${seq}::regclass, ${last_value}::bigint, ${is_called})`
+            }
+            return yield* new DryRun({ summary })
+          })
         )
         return yield* rolledBack.pipe(
           Effect.catchTag("DryRun", ({ summary }) => Effect.succeed({ ...summary, dry_run: true })),

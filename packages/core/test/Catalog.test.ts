@@ -36,6 +36,46 @@ for (const target of targets) {
           assert.strictEqual(third.networks.unchanged, 3)
         }))
 
+      it.effect("a dry run changes nothing, ids included: the real import after it takes the next ids", () =>
+        Effect.gen(function*() {
+          const catalog = yield* Catalog
+          const sql = yield* SqlClient.SqlClient
+          const maxIds = sql<{ groups: number; networks: number; bundles: number }>`
+            SELECT (SELECT coalesce(max(id), 0) FROM price_groups) AS groups,
+              (SELECT coalesce(max(id), 0) FROM networks) AS networks,
+              (SELECT coalesce(max(id), 0) FROM bundles) AS bundles
+          `
+          const [before] = yield* maxIds
+          const fresh = file({
+            price_groups: ["dry-run-group"],
+            networks: [{
+              slug: "dry-run-net",
+              name: "Dry Run",
+              color: "#000000",
+              delivery: "now",
+              // Inactive, so the listings the tests below read stay as they are.
+              active: false,
+              bundles: [
+                { key: "dry-run-1", size: "1GB", name: "Dry 1GB", price: 1, active: true },
+                { key: "dry-run-2", size: "2GB", name: "Dry 2GB", price: 2, active: true }
+              ]
+            }]
+          })
+          for (let i = 0; i < 3; i++) {
+            const preview = yield* catalog.importFile(fresh, { dryRun: true })
+            assert.strictEqual(preview.bundles.created, 2)
+          }
+          const [unchanged] = yield* maxIds
+          assert.deepStrictEqual(unchanged, before)
+          yield* catalog.importFile(fresh)
+          const [after] = yield* maxIds
+          assert.deepStrictEqual(after, {
+            groups: Number(before!.groups) + 1,
+            networks: Number(before!.networks) + 1,
+            bundles: Number(before!.bundles) + 2
+          })
+        }))
+
       it.effect("listings: active networks only, bundle counts, inactive bundles shown, group prices", () =>
         Effect.gen(function*() {
           const catalog = yield* Catalog

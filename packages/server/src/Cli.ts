@@ -1,15 +1,17 @@
 /**
- * The `bundles-server` command: `serve`, `migrate` and the operator's `admin` commands.
+ * The `bundles-server` command: `serve`, `migrate`, `backup`, `restore` and the operator's `admin` commands.
  */
 import * as CommandLine from "@databundle/terminal/CommandLine"
 import { Command, Options } from "@effect/cli"
 import { Console, Effect, Layer } from "effect"
 import * as fs from "node:fs"
 import * as AdminCli from "./AdminCli.js"
+import * as Backup from "./Backup.js"
 import * as Database from "./Database.js"
 import { examples } from "./Examples.js"
 import * as Logging from "./Logging.js"
 import * as Serve from "./Serve.js"
+import * as Service from "./Service.js"
 
 /** The package version, read from its package.json (beside both src/ and dist/). */
 export const VERSION: string = JSON.parse(
@@ -53,7 +55,14 @@ const migrate = Command.make("migrate", {}, () =>
 /** The whole command tree. */
 export const command = Command.make("bundles-server").pipe(
   Command.withDescription("The data bundle reseller server"),
-  Command.withSubcommands([serve, migrate, AdminCli.command])
+  Command.withSubcommands([
+    serve,
+    migrate,
+    Backup.backupCommand,
+    Backup.restoreCommand,
+    Service.command,
+    AdminCli.command
+  ])
 )
 
 const cli = Command.run(command, { name: "bundles-server", version: VERSION })

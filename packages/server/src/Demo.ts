@@ -7,6 +7,7 @@ import { Catalog as CatalogContract } from "@databundle/contract"
 import { Accounts, ApiKeys, Catalog, Wallet } from "@databundle/core"
 import { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
+import { existsSync } from "node:fs"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
@@ -14,8 +15,14 @@ import { fileURLToPath } from "node:url"
 /** The demo account's opening balance: GHS 500.00. */
 export const DEMO_FUNDS = 50_000n
 
-/** The demo catalogue, beside the packages in the repository. */
-export const catalogPath = fileURLToPath(new URL("../../../examples/catalog.json", import.meta.url))
+/**
+ * The demo catalogue: beside the bundle in the installed package (dist/catalog.json), else
+ * beside the packages in the repository.
+ */
+export const catalogPath = [
+  fileURLToPath(new URL("./catalog.json", import.meta.url)),
+  fileURLToPath(new URL("../../../examples/catalog.json", import.meta.url))
+].find((file) => existsSync(file)) ?? fileURLToPath(new URL("../../../examples/catalog.json", import.meta.url))
 
 /** Where the demo key is kept. */
 export const keyFile = (dataDir: string) => path.join(dataDir, "demo-api-key")

@@ -12,6 +12,15 @@ export const examples: Examples = {
   ],
   serve: ["bundles-server serve", "bundles-server serve --port 9000 --host 0.0.0.0", "bundles-server serve --demo"],
   migrate: ["DATABASE_URL=postgres://bundles@db/bundles bundles-server migrate"],
+  backup: [
+    "bundles-server backup bundles-backup.tgz",
+    "systemctl stop bundles && bundles-server backup /var/backups/bundles.tgz; systemctl start bundles"
+  ],
+  "service print-unit": [
+    "bundles-server service print-unit | sudo tee /etc/systemd/system/bundles.service",
+    "bundles-server service print-unit --user shop --data-dir /srv/bundles"
+  ],
+  restore: ["BUNDLES_DATA_DIR=/var/lib/bundles-restored bundles-server restore /var/backups/bundles.tgz"],
   "admin catalog import": [
     "bundles-server admin catalog import catalog.json --dry-run",
     "bundles-server admin catalog import catalog.json"

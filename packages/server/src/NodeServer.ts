@@ -90,6 +90,48 @@ const unframeable = (request: http.IncomingMessage) => {
   return coding !== undefined && coding.trim().toLowerCase() !== "chunked"
 }
 
+/** What became of a certificate reload (SIGHUP, or its file changed): for the log. */
+export interface CertificateEvent {
+  readonly message: "certificate reloaded" | "certificate reload failed"
+  readonly trigger: "SIGHUP" | "file changed"
+  readonly error?: string
+}
+
+/** HSTS on every HTTPS answer: a year, subdomains not included (they may be served otherwise). */
+export const HSTS = "max-age=31536000"
+
+/**
+ * The HTTPS server: HSTS on every answer (set before the application writes its head, which
+ * keeps it), and the certificate and key read again on SIGHUP or when the certificate file
+ * changes (renewed by certbot, say), for new connections; a bad pair keeps the old one.
+ */
+const httpsServer = (
+  { cert, key }: { readonly cert: string; readonly key: string },
+  onCertificate: (event: CertificateEvent) => void
+) => {
+  const server = https.createServer({ ...limits, cert: fs.readFileSync(cert), key: fs.readFileSync(key) })
+  server.prependListener("request", (_request, response) => response.setHeader("strict-transport-security", HSTS))
+  const reload = (trigger: CertificateEvent["trigger"]) => {
+    try {
+      server.setSecureContext({ cert: fs.readFileSync(cert), key: fs.readFileSync(key) })
+      onCertificate({ message: "certificate reloaded", trigger })
+    } catch (error) {
+      onCertificate({ message: "certificate reload failed", trigger, error: String(error) })
+    }
+  }
+  const onSignal = () => reload("SIGHUP")
+  const onChange = (now: fs.Stats, before: fs.Stats) => {
+    if (now.mtimeMs !== before.mtimeMs) reload("file changed")
+  }
+  process.on("SIGHUP", onSignal)
+  fs.watchFile(cert, { interval: 5_000, persistent: false }, onChange)
+  server.once("close", () => {
+    process.off("SIGHUP", onSignal)
+    fs.unwatchFile(cert, onChange)
+  })
+  return server as unknown as http.Server
+}
+
 /**
  * A Node server (HTTPS when given a certificate and key) with the limits above. A request
  * Node refuses before the application sees it (a head too large or too slow, garbage, a
@@ -99,16 +141,12 @@ const unframeable = (request: http.IncomingMessage) => {
 export const make = (
   tls: Option.Option<{ readonly cert: string; readonly key: string }>,
   onRefused: (refusal: Refusal) => void = () => {},
-  caps: ConnectionLimits = { total: Number.MAX_SAFE_INTEGER, perAddress: Number.MAX_SAFE_INTEGER, trusted: new Set() }
+  caps: ConnectionLimits = { total: Number.MAX_SAFE_INTEGER, perAddress: Number.MAX_SAFE_INTEGER, trusted: new Set() },
+  onCertificate: (event: CertificateEvent) => void = () => {}
 ): http.Server => {
   const server = Option.match(tls, {
     onNone: () => http.createServer(limits),
-    onSome: ({ cert, key }) =>
-      https.createServer({
-        ...limits,
-        cert: fs.readFileSync(cert),
-        key: fs.readFileSync(key)
-      }) as unknown as http.Server
+    onSome: (files) => httpsServer(files, onCertificate)
   })
   server.keepAliveTimeout = limits.keepAliveTimeout
 

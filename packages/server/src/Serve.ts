@@ -15,6 +15,7 @@ import * as Drain from "./Drain.js"
 import * as Http from "./Http.js"
 import * as Metrics from "./Metrics.js"
 import * as NodeServer from "./NodeServer.js"
+import * as Production from "./Production.js"
 import * as ServerAddress from "./ServerAddress.js"
 import * as ServerConfig from "./ServerConfig.js"
 import * as Tracing from "./Tracing.js"
@@ -36,7 +37,7 @@ const isLoopback = (host: string) =>
 const baseUrl = (tls: boolean, host: string, port: number) =>
   `${tls ? "https" : "http"}://${host.includes(":") ? `[${host}]` : host}:${port}`
 
-/** The start-up banner: where to reach the server, and the demo account when there is one. */
+/** The start-up banner: where to reach the server, and the demo account when there is one; plain text, on stderr unless stdout is a terminal. */
 const announce = (
   base: string,
   host: string,
@@ -106,7 +107,9 @@ const announce = (
         lines.push("", "--demo: the database already holds data, so no demo account was added.")
       }
     }
-    yield* Console.log(lines.join("\n"))
+    // Logs are JSON lines on stdout; a log shipper reads one format there, so the banner goes
+    // to stderr unless stdout is a terminal (a person at it reads both).
+    yield* (process.stdout.isTTY ? Console.log : Console.error)(lines.join("\n"))
   })
 
 const seedDemo = (demo: boolean) =>
@@ -166,7 +169,16 @@ const single = (options: ServeOptions, quiet: boolean) =>
     const server = NodeServer.make(
       tls,
       (refusal) => Runtime.runFork(runtime)(Effect.logInfo("request").pipe(Effect.annotateLogs({ ...refusal }))),
-      yield* ServerConfig.connectionLimits
+      yield* ServerConfig.connectionLimits,
+      (event) =>
+        Runtime.runFork(runtime)(
+          (event.error === undefined ? Effect.logInfo : Effect.logError)(event.message).pipe(
+            Effect.annotateLogs({
+              trigger: event.trigger,
+              ...(event.error === undefined ? {} : { error: event.error })
+            })
+          )
+        )
     )
     const requests = Drain.track(server)
     // Built last, so released first: requests in flight finish while the application and
@@ -266,6 +278,6 @@ const demoDefaults = (demo: boolean) =>
 /** The server as a Layer: launch it to serve until interrupted (SIGINT/SIGTERM stop it cleanly). */
 export const layer = (options: ServeOptions) =>
   Layer.unwrapEffect(
-    Effect.map(settings(options), ({ workers }) =>
+    Effect.map(Effect.zipRight(Production.check(options), settings(options)), ({ workers }) =>
       Cluster.isWorker ? single(options, true) : workers > 1 ? primary(options, workers) : single(options, false))
   ).pipe(Layer.provide(Tracing.layer), Layer.provide(demoDefaults(options.demo)))

@@ -14,8 +14,14 @@ import { Effect } from "effect"
 import * as fs from "node:fs"
 import { fileURLToPath } from "node:url"
 
-/** Where the built dashboard is: the same relative place from src/ and from the bundled dist/. */
-export const DEFAULT_DIR = fileURLToPath(new URL("../../dashboard/dist/", import.meta.url))
+/**
+ * Where the built dashboard is: beside the bundle in the installed package (dist/dashboard/),
+ * else the dashboard package's dist/, the same relative place from src/ and from dist/.
+ */
+export const DEFAULT_DIR = [
+  fileURLToPath(new URL("./dashboard/", import.meta.url)),
+  fileURLToPath(new URL("../../dashboard/dist/", import.meta.url))
+].find((dir) => fs.existsSync(`${dir}/index.html`)) ?? fileURLToPath(new URL("../../dashboard/dist/", import.meta.url))
 
 /** The security headers of every dashboard answer. */
 export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
