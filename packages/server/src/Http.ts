@@ -57,7 +57,7 @@ import * as WebhookTransport from "./WebhookTransport.js"
  */
 export const FulfillmentLive = Layer.unwrapEffect(Effect.map(
   UpstreamConfig.provider,
-  (kind) => kind === "upstream" ? Upstream.provider : Fulfillment.FulfillmentProvider.Simulator
+  (kind) => kind === "simulator" ? Fulfillment.FulfillmentProvider.Simulator : Upstream.provider
 )).pipe(Layer.provideMerge(Upstreams.layer))
 
 /** The domain services, on the fulfilment provider of the configuration. */
