@@ -159,6 +159,62 @@ for (const database of databases) {
     )
 
     it.scopedLive(
+      "a soak against a Reloadly failing 20% of calls: every order settles, bought once, audit clean",
+      () =>
+        Effect.gen(function*() {
+          const fake = yield* Fake.start({ tokenSeconds: 600, chaos: 0.2 })
+          const env = yield* databaseEnv(database.url)
+          const down = yield* Processes.start({
+            ...env,
+            ...FAST,
+            BUNDLES_PROVIDER: "reloadly",
+            BUNDLES_RELOADLY_CLIENT_ID: Fake.CLIENT_ID,
+            BUNDLES_RELOADLY_CLIENT_SECRET: Fake.CLIENT_SECRET,
+            BUNDLES_RELOADLY_URL: fake.url,
+            BUNDLES_RELOADLY_AUTH_URL: `${fake.url}/oauth/token`,
+            BUNDLES_RATE_LIMITS: "all=100000,orders=100000,balance=100000"
+          })
+          // The sync reads through the chaos too: repeated until one read gets through.
+          yield* eventually(
+            "a catalogue sync",
+            30,
+            call(down.url, "POST", "/admin/v1/upstreams/catalog-sync", { admin: true, body: { markup: "10%" } }),
+            (r) => r.status === 200
+          )
+          const reseller = yield* account(down.url, "Soak", 1000)
+          const oneGb = yield* bundleOf(down.url, reseller.key, "mtn", "1GB")
+          // 40 orders, 8 at a time; every tenth number is one Reloadly refunds.
+          const phones = Array.from({ length: 40 }, (_, i) =>
+            i % 10 === 3 ? `0245${String(i).padStart(2, "0")}0000` : `0241${String(300_001 + i)}`)
+          const placed = yield* Effect.forEach(phones, (phone) =>
+            Effect.map(
+              call(down.url, "POST", "/api/v1/orders", {
+                key: reseller.key,
+                body: { bundle_id: oneGb.id, phone_number: phone }
+              }),
+              (r) => {
+                assert.strictEqual(r.status, 200, JSON.stringify(r.body))
+                return { number: r.body.order.order_number as string, phone }
+              }
+            ), { concurrency: 8 })
+          for (const order of placed) {
+            const status = yield* eventually(
+              `${order.number} settled`,
+              90,
+              orderStatus(down.url, reseller.key, order.number),
+              (s) =>
+                s === "successful" || s === "failed"
+            )
+            const topups = fake.transactions.filter((t) => t.customIdentifier === order.number)
+            assert.lengthOf(topups, 1, `one top-up for ${order.number}`)
+            assert.strictEqual(status, topups[0]!.status === "SUCCESSFUL" ? "successful" : "failed", order.phone)
+          }
+          assert.isAbove(fake.chaotic(), 10, "the chaos failed calls")
+          assert.isTrue((yield* audit(down.url)).ok, "every wallet equals its ledger")
+        }),
+      { timeout: 240_000 }
+    )
+    it.scopedLive(
       "fails over from a refusing Reloadly to a wholesaler of this API, bought once",
       () =>
         Effect.gen(function*() {

@@ -70,7 +70,14 @@ const operators = [
 ]
 
 /** Starts the fake on a free loopback port; stopped with the scope. */
-export const start = (options: { readonly tokenSeconds: number; readonly balance?: number }) =>
+export const start = (
+  options: {
+    readonly tokenSeconds: number
+    readonly balance?: number
+    /** The share of calls (besides the token's) that fail at random: 429, 5xx, or a top-up made whose answer is lost. */
+    readonly chaos?: number
+  }
+) =>
   Effect.acquireRelease(
     Effect.promise(async () => {
       const transactions: Array<FakeTransaction> = []
@@ -80,6 +87,13 @@ export const start = (options: { readonly tokenSeconds: number; readonly balance
       let issued = 0
       let balance = options.balance ?? 1000
       let ids = 5000
+      // A fixed sequence, so a failing run can be repeated.
+      let seed = 20_26
+      const random = () => {
+        seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648
+        return seed / 2_147_483_648
+      }
+      let chaotic = 0
       const server = http.createServer((request, response) => {
         let body = ""
         request.on("data", (chunk) => (body += chunk))
@@ -114,6 +128,15 @@ export const start = (options: { readonly tokenSeconds: number; readonly balance
           }
           if (request.headers.accept !== "application/com.reloadly.topups-v1+json") {
             return error(406, null, "Not acceptable")
+          }
+          if (options.chaos !== undefined && random() < options.chaos) {
+            chaotic++
+            const roll = random()
+            if (roll < 0.3) return error(429, null, "Too many requests")
+            if (roll < 0.6 || request.method !== "POST" || url.pathname !== "/topups") {
+              return error(503, null, "Service unavailable")
+            }
+            faults.unshift("500-after")
           }
           const settle = (t: FakeTransaction) => {
             if (t.status === "PENDING" && Date.now() - t.createdAt > 1000) {
@@ -200,6 +223,8 @@ export const start = (options: { readonly tokenSeconds: number; readonly balance
         faults,
         calls,
         tokensIssued: () => issued,
+        /** How many calls the chaos failed. */
+        chaotic: () => chaotic,
         /** Every token stops working now, before the client expects it to. */
         expireTokens: () => tokens.forEach((_, key) => tokens.set(key, 0)),
         balance: () => balance
