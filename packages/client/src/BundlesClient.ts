@@ -11,6 +11,7 @@ import { ListTransactionsParams } from "@databundle/contract/Ledger"
 import { NetworkId } from "@databundle/contract/Network"
 import { ListOrdersParams, PlaceOrderPayload } from "@databundle/contract/Order"
 import { FEED } from "@databundle/contract/Page"
+import { type OrderWarning, PhoneNumber } from "@databundle/contract/Phone"
 import * as ResellerApi from "@databundle/contract/ResellerApi"
 import * as Validation from "@databundle/contract/Validation"
 import { TransferPayload } from "@databundle/contract/Wallet"
@@ -58,6 +59,8 @@ export declare namespace BundlesClient {
   export type BundlesError = ErrorOf<Api["catalog"]["bundles"]>
   /** Errors of `placeOrder`. */
   export type PlaceOrderError = ErrorOf<Api["orders"]["place"]>
+  /** Errors of `phoneNumber`. */
+  export type PhoneNumberLookupError = ErrorOf<Api["phoneNumbers"]["lookup"]>
   /** Errors of `getOrder`. */
   export type GetOrderError = ErrorOf<Api["orders"]["get"]>
   /** Errors of `listOrders` and `allOrders`. */
@@ -98,6 +101,7 @@ export declare namespace BundlesClient {
     | BundlesError
     | PlaceOrderError
     | GetOrderError
+    | PhoneNumberLookupError
     | ListOrdersError
     | TransactionsError
     | EventsError
@@ -144,7 +148,14 @@ export declare namespace BundlesClient {
   export type ListOrdersInput = typeof ListOrdersParams.Type
 
   /** A placed order, and whether the server replayed it (`Idempotent-Replayed: true`) rather than buying. */
-  export type PlaceOrderResult = Omit<ResellerApi.PlaceOrderResponse, "success"> & { readonly replayed: boolean }
+  export type PlaceOrderResult = Omit<ResellerApi.PlaceOrderResponse, "success" | "warnings"> & {
+    readonly replayed: boolean
+    /** What the number's prefix says against the bundle's network; empty when nothing (the order is placed all the same). */
+    readonly warnings: ReadonlyArray<OrderWarning>
+  }
+
+  /** What the server tells of a number's network (GET /phone-numbers/{phone_number}). */
+  export type PhoneNumberNetwork = Omit<typeof ResellerApi.PhoneNumberResponse.Type, "success">
 
   /** A page of GET /orders. */
   export type OrdersPage = Omit<ResellerApi.OrdersPage, "success">
@@ -163,6 +174,8 @@ export declare namespace BundlesClient {
     ) => Effect.Effect<typeof ResellerApi.BundlesResponse.Type["bundles"], BundlesError>
     /** Buys a bundle. Retried after a transient failure only when the order has a reference. */
     readonly placeOrder: (order: PlaceOrderInput) => Effect.Effect<PlaceOrderResult, PlaceOrderError>
+    /** The network a number's prefix belongs to, `null` when none (an extension of the API). */
+    readonly phoneNumber: (phoneNumber: string) => Effect.Effect<PhoneNumberNetwork, PhoneNumberLookupError>
     /** One order of this account. */
     readonly getOrder: (
       orderNumber: string
@@ -300,9 +313,16 @@ const make = (
             message: body.message,
             order: body.order,
             wallet_balance: body.wallet_balance,
-            replayed: response.headers[IDEMPOTENT_REPLAYED_HEADER] === "true"
+            replayed: response.headers[IDEMPOTENT_REPLAYED_HEADER] === "true",
+            warnings: body.warnings ?? []
           }
         }).pipe(Effect.withSpan("BundlesClient.placeOrder")),
+      phoneNumber: (phoneNumber) =>
+        check(PhoneNumber, phoneNumber, "phone_number").pipe(
+          Effect.flatMap((phone_number) => api.phoneNumbers.lookup({ path: { phone_number } })),
+          Effect.map(({ basis, network, phone_number }) => ({ phone_number, network, basis })),
+          Effect.withSpan("BundlesClient.phoneNumber")
+        ),
       getOrder: (orderNumber) =>
         check(Schema.NonEmptyString, orderNumber, "order_number").pipe(
           // The derived client puts path values in as they are; encoding keeps any value one path segment.

@@ -32,7 +32,7 @@ import {
   PaymentNotFound,
   SubmitCodePayload
 } from "./Payment.js"
-import { MobileNumber } from "./Phone.js"
+import { MobileNumber, OrderWarning } from "./Phone.js"
 import { DashboardAuth } from "./Session.js"
 import * as Statement from "./Statement.js"
 import { text } from "./Text.js"
@@ -137,7 +137,10 @@ export const PlacedResponse = Schema.Struct({
   message: Schema.String,
   order: Order,
   wallet_balance: Cedis,
-  replayed: Schema.Boolean.annotations({ description: "True when this reference had already bought the order" })
+  replayed: Schema.Boolean.annotations({ description: "True when this reference had already bought the order" }),
+  warnings: Schema.Array(OrderWarning).annotations({
+    description: "What the number's prefix says against the bundle's network; empty when nothing"
+  })
 })
 
 /** 200 of GET /orders/{order_number}. */

@@ -60,6 +60,8 @@ export * as Page from "./Page.js"
 export * as Payment from "./Payment.js"
 /** Ghana phone numbers. */
 export * as Phone from "./Phone.js"
+/** Which Ghana operator a number's prefix belongs to: the one table the server and the client read. */
+export * as PhonePrefixes from "./PhonePrefixes.js"
 /** Rate limit scopes and quotas. */
 export * as RateLimit from "./RateLimit.js"
 /** The public reseller API. */

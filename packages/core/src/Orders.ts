@@ -22,6 +22,7 @@ import {
   Order,
   Page as PageContract,
   Phone,
+  PhonePrefixes,
   Wallet as WalletContract
 } from "@databundle/contract"
 import { SqlClient, SqlSchema, type Statement } from "@effect/sql"
@@ -55,11 +56,19 @@ export interface Placement {
   readonly walletBalance: bigint
   /** True when the reference matched an earlier order, which is returned unchanged. */
   readonly replayed: boolean
+  /** What the number's prefix says against the bundle's network (`PhonePrefixes.prefixWarning`); empty when nothing. */
+  readonly warnings: ReadonlyArray<Phone.OrderWarning>
+}
+
+/** The warnings of an order for its number and its bundle's network: in memory, no query. */
+const warningsOf = (phone: string, network: { readonly name: string; readonly slug: string }) => {
+  const warning = PhonePrefixes.prefixWarning(Phone.nationalDigits(phone), network)
+  return warning === undefined ? [] : [warning]
 }
 
 type Placed = Data.TaggedEnum<{
   Created: { readonly order: DeliverableRow; readonly balanceAfter: bigint }
-  Replayed: { readonly order: OrderRow }
+  Replayed: { readonly order: ReferencedRow }
 }>
 const Placed = Data.taggedEnum<Placed>()
 
@@ -87,7 +96,7 @@ const CLAIM_LEASE_SECONDS = Duration.toSeconds(PROVIDER_TIMEOUT) + 5
 const isOrderNumber = Schema.is(Order.OrderNumber)
 
 /** An order's row with its bundle, as a reference finds it. */
-const ReferencedRow = Schema.Struct({ ...OrderRow.fields, bundle_id: Schema.Number })
+const ReferencedRow = Schema.Struct({ ...OrderRow.fields, bundle_id: Schema.Number, network_slug: Schema.String })
 type ReferencedRow = typeof ReferencedRow.Type
 
 /** Placing, reading and settling orders. */
@@ -109,7 +118,8 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
       Result: ReferencedRow,
       execute: ({ accountId, reference }) =>
         sql`
-          SELECT ${sql.literal(ORDER_COLUMNS)}, o.bundle_id FROM orders o
+          SELECT ${sql.literal(ORDER_COLUMNS)}, o.bundle_id, n.slug AS network_slug FROM orders o
+          JOIN bundles b ON b.id = o.bundle_id JOIN networks n ON n.id = b.network_id
           WHERE o.account_id = ${accountId} AND o.reference = ${reference}
         `
     })
@@ -341,12 +351,25 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
         return {
           order: toOrder(placed.order),
           walletBalance: Option.match(balance, { onNone: () => 0n, onSome: (b) => b.main }),
-          replayed: true
+          replayed: true,
+          warnings: warningsOf(placed.order.phone_number, {
+            name: placed.order.network_name,
+            slug: placed.order.network_slug
+          })
         } satisfies Placement
       }
+      const warnings = warningsOf(placed.order.phone_number, {
+        name: placed.order.network_name,
+        slug: placed.order.network_slug
+      })
       // Delivered with its placement: nothing is left to record.
       if (placed.order.status !== "pending") {
-        return { order: toOrder(placed.order), walletBalance: placed.balanceAfter, replayed: false } satisfies Placement
+        return {
+          order: toOrder(placed.order),
+          walletBalance: placed.balanceAfter,
+          replayed: false,
+          warnings
+        } satisfies Placement
       }
       // The order is paid for and committed: record its outcome even if the caller goes away.
       const settled = yield* Effect.uninterruptible(orDie(fulfil(placed.order)))
@@ -357,7 +380,8 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
           Option.flatMap(settled, (s) => s.refundedBalance),
           () => placed.balanceAfter
         ),
-        replayed: false
+        replayed: false,
+        warnings
       } satisfies Placement
     })
 

@@ -30,6 +30,8 @@ export * as OperatorActions from "./OperatorActions.js"
 export * as Operators from "./Operators.js"
 /** Orders and their state machine. */
 export * as Orders from "./Orders.js"
+/** A number's network, from its prefix. */
+export * as PhoneNumbers from "./PhoneNumbers.js"
 /** Password attempts counted before they are judged. */
 export * as PasswordAttempts from "./PasswordAttempts.js"
 /** Password hashing (scrypt). */

@@ -220,7 +220,8 @@ export const OrdersLive = HttpApiBuilder.group(ServerApi, "dashboardOrders", (ha
             message: placedMessage(placement.order.status, placement.replayed),
             order: placement.order,
             wallet_balance: placement.walletBalance,
-            replayed: placement.replayed
+            replayed: placement.replayed,
+            warnings: placement.warnings
           })
         }))
       .handle("list", ({ urlParams: { mode, ...query } }) =>

@@ -17,6 +17,7 @@ import {
   Operators,
   Orders,
   Payments,
+  PhoneNumbers,
   RateLimiter,
   Sessions,
   Settings,
@@ -57,7 +58,7 @@ import * as WebhookTransport from "./WebhookTransport.js"
  */
 export const FulfillmentLive = Layer.unwrapEffect(Effect.map(
   UpstreamConfig.provider,
-  (kind) => kind === "upstream" ? Upstream.provider : Fulfillment.FulfillmentProvider.Simulator
+  (kind) => kind === "simulator" ? Fulfillment.FulfillmentProvider.Simulator : Upstream.provider
 )).pipe(Layer.provideMerge(Upstreams.layer))
 
 /** The domain services, on the fulfilment provider of the configuration. */
@@ -68,6 +69,7 @@ export const DomainLive = Layer.mergeAll(
   Wallet.Wallet.Default,
   Orders.Orders.Default,
   Commissions.Commissions.Default,
+  PhoneNumbers.PhoneNumbers.Default,
   Idempotency.Idempotency.Default,
   Settings.Settings.Default,
   Webhooks.Webhooks.Default,

@@ -2,7 +2,7 @@
  * The public API's handlers: each binds an endpoint of `ResellerApi` to the domain.
  */
 import { Account, type Bundle, Idempotency, Money, type Network, type Order, ResellerApi } from "@databundle/contract"
-import { Catalog, Commissions, Orders, Wallet, Webhooks } from "@databundle/core"
+import { Catalog, Commissions, Orders, PhoneNumbers, Wallet, Webhooks } from "@databundle/core"
 import { HttpApiBuilder, HttpApp, HttpServerResponse } from "@effect/platform"
 import { Effect, Layer, Option, Schema } from "effect"
 import type * as Gateway from "./Gateway.js"
@@ -150,7 +150,9 @@ const place = Effect.map(
         success: true as const,
         message: placedMessage(placement.order.status, placement.replayed),
         order: placement.order,
-        wallet_balance: placement.walletBalance
+        wallet_balance: placement.walletBalance,
+        // Only when there is something to say, so the spec's answer is unchanged otherwise.
+        ...(placement.warnings.length > 0 ? { warnings: placement.warnings } : {})
       }
     })
 )
@@ -190,6 +192,19 @@ export const direct: Effect.Effect<
   never,
   Orders.Orders | Wallet.Wallet
 > = Effect.all({ "orders.place": place, "orders.get": get, "wallet.balance": balance })
+
+/** GET /phone-numbers/{phone_number}: the network of a number's prefix. */
+export const PhoneNumbersLive = HttpApiBuilder.group(
+  ServerApi,
+  "phoneNumbers",
+  (handlers) =>
+    Effect.map(
+      PhoneNumbers.PhoneNumbers,
+      (phoneNumbers) =>
+        handlers.handle("lookup", ({ path }) =>
+          Effect.map(phoneNumbers.lookup(path.phone_number), (found) => ({ success: true as const, ...found })))
+    )
+)
 
 /** GET /events and POST /events/test. */
 export const EventsLive = HttpApiBuilder.group(ServerApi, "events", (handlers) =>
@@ -232,4 +247,4 @@ export const WebhooksLive = HttpApiBuilder.group(ServerApi, "webhooks", (handler
       })))
 
 /** Every handler of the public API. */
-export const layer = Layer.mergeAll(WalletLive, CatalogLive, OrdersLive, EventsLive, WebhooksLive)
+export const layer = Layer.mergeAll(WalletLive, CatalogLive, OrdersLive, PhoneNumbersLive, EventsLive, WebhooksLive)
