@@ -10,6 +10,7 @@
  */
 import { Migrator, SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { statsDays } from "./StatsDays.js"
 
 const initial = [
   `CREATE TABLE price_groups (
@@ -562,7 +563,8 @@ export const migrations = {
   "0016_order_counts": statements(orderCounts),
   "0017_due_events": statements(dueEvents),
   "0018_operator_roles": statements(operatorRoles),
-  "0019_commissions": statements(commissions)
+  "0019_commissions": statements(commissions),
+  "0022_stats_days": statements(statsDays)
 }
 
 /** The table recording which migrations a database has. */
