@@ -76,7 +76,7 @@ const field = (header: Buffer, offset: number, length: number) => {
  * in memory. Any other entry type, or a name leaving `root`, is an error.
  */
 const untarInto = (root: string): Writable => {
-  let pending = Buffer.alloc(0)
+  let pending: Buffer = Buffer.alloc(0)
   let file: { fd: number; left: number; pad: number } | undefined
   let ended = false
   const consume = () => {
