@@ -82,7 +82,7 @@ for (const target of targets) {
         phoneNumber: "233241234567",
         reference: "inv-1"
       })
-      assert.sameMembers(Object.keys(placed), ["message", "order", "walletBalance", "replayed"])
+      assert.sameMembers(Object.keys(placed), ["message", "order", "walletBalance", "replayed", "warnings"])
       assert.sameMembers(
         Object.keys(placed.order),
         ["orderNumber", "bundle", "phoneNumber", "amountPaid", "status", "reference", "createdAt"]
@@ -205,6 +205,34 @@ for (const target of targets) {
           balance: { main: 50_000n - bundle.price, referral: 0n, agent: 0n }
         })
         assert.strictEqual(yield* Effect.promise(() => server.mainBalance(id)), 50_000n - bundle.price)
+      }))
+
+    it.effect("a number's network and an order's warnings, on both faces", () =>
+      Effect.gen(function*() {
+        const { key } = yield* Effect.promise(() => server.account({ funds: 50_000n }))
+        const mtn = server.bundle("MTN 1GB")
+        const result = yield* Effect.gen(function*() {
+          const client = yield* BundlesClient
+          const found = yield* client.phoneNumber("233201234567")
+          const none = yield* client.phoneNumber("0281234567")
+          const refused = yield* Effect.flip(client.phoneNumber("+233 20 123 4567"))
+          const plain = yield* client.placeOrder({ bundle_id: mtn.id, phone_number: "0241234567" })
+          const warned = yield* client.placeOrder({ bundle_id: mtn.id, phone_number: "0201234567" })
+          return { found, none, refused, plain, warned }
+        }).pipe(Effect.provide(BundlesClient.layer({ apiKey: key, baseUrl: server.baseUrl })))
+        assert.strictEqual(result.found.network?.slug, "telecel")
+        assert.strictEqual(result.found.basis, "prefix")
+        assert.isNull(result.none.network)
+        assert.strictEqual(result.refused._tag, "ValidationError")
+        assert.deepStrictEqual(result.plain.warnings, [])
+        assert.deepStrictEqual(result.warned.warnings.map((w) => w.code), ["network_mismatch"])
+        const promise = createClient({ apiKey: key, baseUrl: server.baseUrl })
+        const looked = yield* Effect.promise(() => promise.phoneNumbers.lookup("0571234567"))
+        assert.strictEqual(looked.network?.slug, "airteltigo-ishare")
+        const created = yield* Effect.promise(() =>
+          promise.orders.create({ bundleId: mtn.id, phoneNumber: "0281234567", reference: "warn-promise-1" })
+        )
+        assert.deepStrictEqual(created.warnings.map((w) => w.code), ["unknown_prefix"])
       }))
 
     it("sends the key, Accept and a User-Agent with the client's version on every request", async () => {

@@ -16,7 +16,7 @@ import { Cedis } from "./Money.js"
 import { Network, NetworkId, NetworkNotFound } from "./Network.js"
 import { ListOrdersParams, Order, OrderNotFound, OrderStatusView, PlacedOrder, PlaceOrderPayload } from "./Order.js"
 import { envelope } from "./Page.js"
-import { OrderWarning, PhoneNumberNetwork } from "./Phone.js"
+import { OrderWarning, PhoneNumber, PhoneNumberNetwork } from "./Phone.js"
 import { Balance, InsufficientBalance, TransferPayload, TransferResponse } from "./Wallet.js"
 import { EventId, WebhookEvent } from "./Webhook.js"
 import { Delivery, DeliveryNotFound, ListDeliveriesParams, WebhookSettings } from "./WebhookDelivery.js"
@@ -179,14 +179,14 @@ export const PhoneNumberResponse = Schema.Struct({ success: Succeeded, ...PhoneN
 export class PhoneNumbersGroup extends HttpApiGroup.make("phoneNumbers")
   .add(
     HttpApiEndpoint.get("lookup", "/phone-numbers/:phone_number")
-      .setPath(Schema.Struct({ phone_number: Schema.String }))
+      .setPath(Schema.Struct({ phone_number: PhoneNumber }))
       .addSuccess(PhoneNumberResponse)
       .annotateContext(Extension.annotations)
       .annotate(OpenApi.Summary, "The network a number's prefix belongs to; null when none (extension)")
       .annotate(
         OpenApi.Description,
         "Read from the prefix alone: a number ported to another network keeps its old prefix. A number not of " +
-          "the two Ghana forms is a 422."
+          "the two Ghana forms names no number: 404, as any path parameter that does not decode."
       )
   )
   .annotate(OpenApi.Description, "Beyond the specification")

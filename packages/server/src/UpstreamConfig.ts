@@ -7,8 +7,8 @@ import { Amount } from "@databundle/contract/Money"
 import { Config, ConfigError, Duration, Effect, Either, Option, ParseResult, Redacted, Schema } from "effect"
 import * as fs from "node:fs"
 
-/** `simulator` (the default), `upstream` (wholesalers of this API) or `reloadly`. */
-export const provider = Config.literal("simulator", "upstream", "reloadly")("BUNDLES_PROVIDER").pipe(
+/** `simulator` (the default), `upstream` (wholesalers of this API), `reloadly` or `dtone`. */
+export const provider = Config.literal("simulator", "upstream", "reloadly", "dtone")("BUNDLES_PROVIDER").pipe(
   Config.withDefault("simulator" as const)
 )
 
@@ -35,6 +35,21 @@ export interface ReloadlyAccess {
   readonly operators: Readonly<Record<string, string>>
 }
 
+/** DT One's DVS API for each environment. */
+export const DTONE = {
+  sandbox: "https://preprod-dvs-api.dtone.com/v1",
+  live: "https://dvs-api.dtone.com/v1"
+} as const
+
+/** How we sign in to a DT One account (HTTP Basic with its key and secret). */
+export interface DtOneAccess {
+  readonly kind: "dtone"
+  readonly apiKey: string
+  readonly apiSecret: Redacted.Redacted<string>
+  /** Our network slug for an operator id, where the name alone would not give the right one. */
+  readonly operators: Readonly<Record<string, string>>
+}
+
 /** How we sign in to a wholesaler of this API. */
 export interface ApiKeyAccess {
   readonly kind: "upstream"
@@ -47,7 +62,7 @@ export interface Upstream {
   readonly name: string
   /** Its `/api/v1` base URL, or the aggregator's API address. */
   readonly url: string
-  readonly access: ApiKeyAccess | ReloadlyAccess
+  readonly access: ApiKeyAccess | ReloadlyAccess | DtOneAccess
   readonly priorities: Priorities
   /** Below this main balance (pesewas) an alert is raised. */
   readonly lowBalance: Option.Option<bigint>
@@ -112,12 +127,15 @@ const Name = Schema.String.pipe(
 const FileEntry = Schema.Struct({
   name: Name,
   /** `upstream` (the default): a wholesaler of this API; `reloadly`: Reloadly's top-up API. */
-  kind: Schema.optionalWith(Schema.Literal("upstream", "reloadly"), { default: () => "upstream" as const }),
+  kind: Schema.optionalWith(Schema.Literal("upstream", "reloadly", "dtone"), { default: () => "upstream" as const }),
   /** The wholesaler's `/api/v1` base; for Reloadly, an address other than its environment's. */
   url: Schema.optional(Schema.String),
-  /** Reloadly: `sandbox` (the default) or `live`. */
+  /** Reloadly and DT One: `sandbox` (the default; DT One's pre-production) or `live`. */
   environment: Schema.optional(Schema.Literal("sandbox", "live")),
   client_id: Schema.optional(Schema.String),
+  /** DT One: the API secret, or the variable that holds it (preferred); its key is `api_key`. */
+  api_secret: Schema.optional(Schema.String),
+  api_secret_env: Schema.optional(Schema.String),
   client_secret: Schema.optional(Schema.String),
   client_secret_env: Schema.optional(Schema.String),
   auth_url: Schema.optional(Schema.String),
@@ -170,7 +188,19 @@ export const parseFile = (
     if (out.some((u) => u.name === entry.name)) return Either.left(`upstream "${entry.name}" is listed twice`)
     let access: Upstream["access"]
     let url: string
-    if (entry.kind === "reloadly") {
+    if (entry.kind === "dtone") {
+      const secret = entry.api_secret ?? (entry.api_secret_env === undefined ? undefined : env(entry.api_secret_env))
+      if (entry.api_key === undefined || secret === undefined || secret.length === 0) {
+        return Either.left(`upstream "${entry.name}" (dtone) needs api_key and api_secret_env (or api_secret)`)
+      }
+      url = entry.url ?? DTONE[entry.environment ?? "sandbox"]
+      access = {
+        kind: "dtone",
+        apiKey: entry.api_key,
+        apiSecret: Redacted.make(secret),
+        operators: entry.operators ?? {}
+      }
+    } else if (entry.kind === "reloadly") {
       const secret = entry.client_secret ??
         (entry.client_secret_env === undefined ? undefined : env(entry.client_secret_env))
       if (entry.client_id === undefined || secret === undefined || secret.length === 0) {
@@ -308,7 +338,29 @@ export const reloadly: Config.Config<ReadonlyArray<Upstream>> = Config.all({
   })
 )
 
-/** The upstreams when the provider is `upstream` or `reloadly` (the file, when set, for either); none for the simulator. */
+/**
+ * One DT One account from the environment (`BUNDLES_PROVIDER=dtone` without
+ * `BUNDLES_UPSTREAMS_FILE`): `BUNDLES_DTONE_API_KEY`, `BUNDLES_DTONE_API_SECRET`,
+ * `BUNDLES_DTONE_ENVIRONMENT` (`sandbox`, DT One's pre-production and the default, or `live`),
+ * `BUNDLES_DTONE_URL` for a stand-in; named `dtone`, serving every network.
+ */
+export const dtone: Config.Config<ReadonlyArray<Upstream>> = Config.all({
+  apiKey: Config.string("BUNDLES_DTONE_API_KEY"),
+  apiSecret: Config.redacted("BUNDLES_DTONE_API_SECRET"),
+  environment: Config.literal("sandbox", "live")("BUNDLES_DTONE_ENVIRONMENT").pipe(
+    Config.withDefault("sandbox" as const)
+  ),
+  url: Config.option(Config.string("BUNDLES_DTONE_URL"))
+}).pipe(Config.map(({ apiKey, apiSecret, environment, url }) => [{
+  name: "dtone",
+  url: Option.getOrElse(url, () => DTONE[environment]),
+  access: { kind: "dtone" as const, apiKey, apiSecret, operators: {} },
+  priorities: { "*": 100 },
+  lowBalance: Option.none(),
+  webhookSecret: Option.none()
+}]))
+
+/** The upstreams when the provider is `upstream`, `reloadly` or `dtone` (the file, when set, for any); none for the simulator. */
 export const configured: Effect.Effect<ReadonlyArray<Upstream>, ConfigError.ConfigError> = Effect.flatMap(
   provider,
   (kind) =>
@@ -317,7 +369,7 @@ export const configured: Effect.Effect<ReadonlyArray<Upstream>, ConfigError.Conf
       : kind === "upstream"
       ? upstreams
       : Effect.flatMap(Config.option(Config.string("BUNDLES_UPSTREAMS_FILE")), (file) =>
-        Option.isSome(file) ? upstreams : reloadly)
+        Option.isSome(file) ? upstreams : kind === "reloadly" ? reloadly : dtone)
 )
 
 /** Where the operator's alerts are sent, signed like account webhooks. */

@@ -5,6 +5,7 @@
  */
 import { BundlesClient } from "@databundle/client"
 import { Duration, Effect, Layer, type Option } from "effect"
+import * as DtOne from "./DtOne.js"
 import * as OutsideAnswers from "./OutsideAnswers.js"
 import * as Reloadly from "./Reloadly.js"
 import type { Seller } from "./Seller.js"
@@ -52,6 +53,12 @@ export const connect = (
 ) =>
   Effect.forEach(upstreams, (config) => {
     const circuit = () => new Circuit(tuning.breakerFailures, Duration.toMillis(tuning.breakerCooldown))
+    if (config.access.kind === "dtone") {
+      return Effect.map(
+        DtOne.make(config, config.access, tuning.timeout),
+        (client): Connected => ({ config, client, circuit: circuit() })
+      )
+    }
     if (config.access.kind === "reloadly") {
       return Effect.map(
         Reloadly.make(config, config.access, tuning.timeout),

@@ -4,7 +4,7 @@
  * take path parameters, a body or a query, keyed by `METHOD /prefix/path-template`, which
  * `coverageProblems` holds to the API.
  */
-import { EndpointPolicy, Event, Page } from "@databundle/contract"
+import { EndpointPolicy, Event, Page, Phone } from "@databundle/contract"
 import { HttpApi } from "@effect/platform"
 import { Option, SchemaAST as AST } from "effect"
 import fc from "fast-check"
@@ -233,6 +233,19 @@ const dataOf = (w: World): Readonly<Record<string, Data>> => {
           fc.constantFrom(...w.otherOrders.map((o) => o.orderNumber))
         ),
         "no visible order"
+      )
+    },
+    [`GET ${PUBLIC}/phone-numbers/:phone_number`]: {
+      good: oneParam(
+        "phone_number",
+        fc.constantFrom("0241234567", "233201234567", "0281234567", "0301234567"),
+        "number"
+      ),
+      bad: oneParam(
+        "phone_number",
+        fc.oneof(junk, fc.constantFrom("024123456", "02412345678", "+233241234567", "2330241234567", "0241234567 "))
+          .filter((s) => s.length > 0 && !Phone.GHANA_PHONE.test(s) && !Phone.GHANA_PHONE.test(s.trim())),
+        "not a Ghana number"
       )
     },
     [`GET ${PUBLIC}/orders`]: {
