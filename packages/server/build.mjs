@@ -24,3 +24,15 @@ await esbuild.build({
   },
   logLevel: "warning"
 })
+
+// A new embedded database, made once here and unpacked by a first start instead of PGlite's
+// initdb (src/EmbeddedDatabase.ts): initdb runs two more WebAssembly instances beside the
+// server's and is the highest memory a first `serve` would reach.
+{
+  const { PGlite } = await import("@electric-sql/pglite")
+  const { writeFile } = await import("node:fs/promises")
+  const db = await PGlite.create()
+  const archive = await db.dumpDataDir("gzip")
+  await db.close()
+  await writeFile(here("dist/pgdata.tar.gz"), new Uint8Array(await archive.arrayBuffer()))
+}

@@ -63,11 +63,16 @@ export const buy = (options: BuyInput) =>
           success: failure === undefined,
           message: failure ?? placed.message,
           order,
-          wallet_balance: placed.wallet_balance
+          wallet_balance: placed.wallet_balance,
+          ...(placed.warnings.length > 0 ? { warnings: placed.warnings } : {})
         })
       } else {
         const { out } = yield* Output.styles
         yield* Output.printLines([...orderLines(order, out), `Main wallet: ${formatGhs(placed.wallet_balance)}`])
+      }
+      // The server's own word on the number, when the check before buying had nothing to say.
+      if (mismatch === undefined) {
+        for (const warning of placed.warnings) yield* Output.warn(Output.clean(warning.message))
       }
       if (placed.replayed) {
         yield* Output.note(

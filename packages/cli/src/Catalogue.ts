@@ -61,11 +61,12 @@ export const find = (
   })
 
 /**
- * A warning when a number's prefix belongs to another operator than the bundle's network
- * (the client's rule). Numbers get ported between operators, so this never stops a purchase.
+ * A warning when a number's prefix belongs to another operator than the bundle's network, or
+ * to none (the client's rule, on the table the server warns by). Numbers get ported between
+ * operators, so this never stops a purchase.
  */
 export const networkMismatch = (phone: GhanaPhone, entry: Entry): string | undefined =>
-  Phone.networkMismatch(phone, entry.network, entry.bundle.name)
+  Phone.prefixNotice(phone, entry.network, entry.bundle.name)
 
 /** A network's name after a swatch of its colour, when the stream takes colour. */
 export const networkLabel = (network: Network, s: Output.Style): string =>

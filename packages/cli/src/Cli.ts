@@ -368,7 +368,10 @@ const walletTransactions = Command.make("transactions", {
     Options.withDescription("Only this wallet"),
     Options.optional
   ),
-  reason: Options.choice("reason", ["funding", "adjustment", "order", "refund"] as const).pipe(
+  reason: Options.choice(
+    "reason",
+    ["funding", "adjustment", "order", "refund", "commission", "commission_reversal", "transfer"] as const
+  ).pipe(
     Options.withDescription("Only movements for this reason"),
     Options.optional
   ),
@@ -380,9 +383,31 @@ const walletTransactions = Command.make("transactions", {
   Command.withDescription("Every movement of the account's wallets, newest first, with the balance after it")
 )
 
+const walletTransfer = Command.make("transfer", {
+  ...shared,
+  from: Options.choice("from", ["referral", "agent"] as const).pipe(
+    Options.withDescription("The wallet whose earnings move to the main wallet")
+  ),
+  amount: Args.text({ name: "AMOUNT" }).pipe(
+    Args.withDescription("Cedis to move, at most two decimals (10, 2.50)"),
+    Args.mapEffect((text) =>
+      /^\d{1,12}(\.\d{1,2})?$/.test(text) && /[1-9]/.test(text)
+        ? Either.right(text)
+        : Either.left(HelpDoc.p("AMOUNT must be a positive amount in cedis with at most two decimals"))
+    )
+  ),
+  idempotencyKey: Options.text("idempotency-key").pipe(
+    Options.withPseudoName("KEY"),
+    Options.withDescription("Repeat a transfer safely: the same key moves once (one is made when left out)"),
+    Options.optional
+  )
+}, (options) => lazy(() => import("./Wallet.js"), (m) => m.transfer(options))).pipe(
+  Command.withDescription("Move referral or agent earnings to the main wallet")
+)
+
 const wallet = Command.make("wallet").pipe(
-  Command.withDescription("The account's wallets"),
-  Command.withSubcommands([walletTransactions])
+  Command.withDescription("The account's wallets: their ledger, and moving earnings to main"),
+  Command.withSubcommands([walletTransactions, walletTransfer])
 )
 
 /**

@@ -39,6 +39,10 @@ export const examples: Examples = {
     "bundles wallet transactions",
     "bundles wallet transactions --reason refund --from 2026-11-01 --to 2026-11-30 --json"
   ],
+  "wallet transfer": [
+    "bundles wallet transfer --from agent 25",
+    "bundles wallet transfer --from referral 3.50 --idempotency-key payday-2026-11 --json"
+  ],
   "events list": ["bundles events list", "bundles events list --since 120 --json"],
   "events trigger": ["bundles events trigger order.successful"],
   "webhooks listen": [

@@ -1,7 +1,7 @@
 /**
  * The `balance` command: the account's three wallets; and `wallet transactions`, its ledger.
  */
-import { BundlesClient, formatGhs } from "@databundle/client"
+import { BundlesClient, formatGhs, parseCedis } from "@databundle/client"
 import { Effect, Option } from "effect"
 import type * as Config from "./Config.js"
 import * as Output from "./Output.js"
@@ -28,7 +28,9 @@ type Entry = BundlesClient.TransactionsPage["entries"][number]
 /** The options of `wallet transactions`. */
 export interface TransactionsInput extends Config.Shared {
   readonly wallet: Option.Option<"main" | "referral" | "agent">
-  readonly reason: Option.Option<"funding" | "adjustment" | "order" | "refund">
+  readonly reason: Option.Option<
+    "funding" | "adjustment" | "order" | "refund" | "commission" | "commission_reversal" | "transfer"
+  >
   readonly from: Option.Option<string>
   readonly to: Option.Option<string>
   readonly page: Option.Option<number>
@@ -75,5 +77,36 @@ export const transactions = (options: TransactionsInput) =>
           out
         ),
         `Page ${current_page} of ${Math.max(last_page, 1)} (${total} in all)`
+      ])
+    }))
+
+/** The options of `wallet transfer`. */
+export interface TransferInput extends Config.Shared {
+  readonly from: "referral" | "agent"
+  /** Cedis, checked by the command line's pattern. */
+  readonly amount: string
+  readonly idempotencyKey: Option.Option<string>
+}
+
+/** `bundles wallet transfer --from agent AMOUNT`: earnings moved to main, once even when retried. */
+export const transfer = (options: TransferInput) =>
+  Session.run(options, () =>
+    Effect.gen(function*() {
+      const moved = yield* (yield* BundlesClient).transfer({
+        from: options.from,
+        amount: parseCedis(options.amount),
+        idempotencyKey: Option.getOrUndefined(options.idempotencyKey)
+      })
+      if (options.json) {
+        return yield* Output.printJson({ success: true, message: moved.message, balance: moved.balance })
+      }
+      const { out } = yield* Output.styles
+      yield* Output.printLines([
+        moved.replayed ? `${moved.message} (already done with this key; nothing moved again).` : `${moved.message}.`,
+        ...Output.fields([
+          ["Main wallet", out.bold(formatGhs(moved.balance.main))],
+          ["Referral wallet", formatGhs(moved.balance.referral)],
+          ["Agent wallet", formatGhs(moved.balance.agent)]
+        ], "")
       ])
     }))

@@ -146,6 +146,20 @@ for (const target of targets) {
           "the prefix of 0201234567 (020) belongs to Telecel, but MTN 1GB is on the MTN network"
         )
         assert.strictEqual(json(run).order.status, "successful")
+        // The server's answer carries its own word on the number.
+        assert.deepStrictEqual(json(run).warnings.map((w: { code: string }) => w.code), ["network_mismatch"])
+      }))
+
+    it.scopedLive("buy: warns about a prefix no network uses, but buys", () =>
+      Effect.gen(function*() {
+        const dir = yield* tempDir
+        const run = expectCode(
+          yield* runCli(["buy", String(server.bundle("MTN 1GB").id), "0281234567", "--json"], env(dir)),
+          0
+        )
+        assert.include(run.stderr, "the prefix of 0281234567 (028) belongs to no Ghana mobile network we know")
+        assert.deepStrictEqual(json(run).warnings.map((w: { code: string }) => w.code), ["unknown_prefix"])
+        assert.strictEqual(json(run).order.status, "successful")
       }))
 
     it.scopedLive("buy: asks on a terminal unless --yes; a no buys nothing; without a terminal it does not ask", () =>

@@ -9,7 +9,7 @@
  * Effect runtime (the dashboard's budget); the command line wraps it in its own effects.
  */
 import { REFERENCE_PATTERN, REFERENCE_RULE } from "@databundle/contract/OrderTerms"
-import { networkMismatch, parsePhone, printable } from "./Phone.js"
+import { parsePhone, prefixNotice, printable } from "./Phone.js"
 
 /** A record of the file and the line it starts on (1-based; a quoted field may span lines). */
 export interface CsvRecord {
@@ -337,7 +337,7 @@ export const check = async <E extends Entry>(
       for (const message of problems) errors.push({ line, message })
       continue
     }
-    const mismatch = networkMismatch(phone, entry.network, entry.bundle.name)
+    const mismatch = prefixNotice(phone, entry.network, entry.bundle.name)
     if (mismatch !== undefined) warnings.push({ line, message: mismatch })
     const key = `${entry.bundle.id}\n${phone.local}`
     const lines = occurrences.get(key) ?? []

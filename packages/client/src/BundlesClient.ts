@@ -6,13 +6,15 @@
 import type { ValidationError } from "@databundle/contract/ApiError"
 import { API_KEY_HEADER } from "@databundle/contract/ApiKey"
 import { EventCursor, ListEventsParams } from "@databundle/contract/Event"
-import { IDEMPOTENT_REPLAYED_HEADER } from "@databundle/contract/Idempotency"
+import { IDEMPOTENCY_KEY_HEADER, IdempotencyKey, IDEMPOTENT_REPLAYED_HEADER } from "@databundle/contract/Idempotency"
 import { ListTransactionsParams } from "@databundle/contract/Ledger"
 import { NetworkId } from "@databundle/contract/Network"
 import { ListOrdersParams, PlaceOrderPayload } from "@databundle/contract/Order"
 import { FEED } from "@databundle/contract/Page"
+import { type OrderWarning, PhoneNumber } from "@databundle/contract/Phone"
 import * as ResellerApi from "@databundle/contract/ResellerApi"
 import * as Validation from "@databundle/contract/Validation"
+import { TransferPayload } from "@databundle/contract/Wallet"
 import { EventId, WebhookEventType } from "@databundle/contract/Webhook"
 import { ListDeliveriesParams } from "@databundle/contract/WebhookDelivery"
 import { FetchHttpClient, type HttpApi, HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
@@ -57,12 +59,31 @@ export declare namespace BundlesClient {
   export type BundlesError = ErrorOf<Api["catalog"]["bundles"]>
   /** Errors of `placeOrder`. */
   export type PlaceOrderError = ErrorOf<Api["orders"]["place"]>
+  /** Errors of `phoneNumber`. */
+  export type PhoneNumberLookupError = ErrorOf<Api["phoneNumbers"]["lookup"]>
   /** Errors of `getOrder`. */
   export type GetOrderError = ErrorOf<Api["orders"]["get"]>
   /** Errors of `listOrders` and `allOrders`. */
   export type ListOrdersError = ErrorOf<Api["orders"]["list"]>
   /** Errors of `transactions`. */
   export type TransactionsError = ErrorOf<Api["wallet"]["transactions"]>
+  /** Errors of `transfer`. */
+  export type TransferError = ErrorOf<Api["wallet"]["transfer"]>
+
+  /** What `transfer` moves: pesewas from the referral or agent wallet to main. */
+  export interface TransferInput {
+    readonly from: "referral" | "agent"
+    readonly amount: bigint
+    /** Sent as `Idempotency-Key`; one is made per call when left out, so a retry never moves twice. */
+    readonly idempotencyKey?: string | undefined
+  }
+
+  /** The answer of `transfer`: the three balances after it, and whether it replayed an earlier one. */
+  export interface TransferResult {
+    readonly message: string
+    readonly balance: typeof ResellerApi.BalanceResponse.Type["balance"]
+    readonly replayed: boolean
+  }
   /** Errors of `events` and `followEvents`. */
   export type EventsError = ErrorOf<Api["events"]["list"]>
   /** Errors of `triggerEvent`. */
@@ -80,6 +101,7 @@ export declare namespace BundlesClient {
     | BundlesError
     | PlaceOrderError
     | GetOrderError
+    | PhoneNumberLookupError
     | ListOrdersError
     | TransactionsError
     | EventsError
@@ -126,7 +148,14 @@ export declare namespace BundlesClient {
   export type ListOrdersInput = typeof ListOrdersParams.Type
 
   /** A placed order, and whether the server replayed it (`Idempotent-Replayed: true`) rather than buying. */
-  export type PlaceOrderResult = Omit<ResellerApi.PlaceOrderResponse, "success"> & { readonly replayed: boolean }
+  export type PlaceOrderResult = Omit<ResellerApi.PlaceOrderResponse, "success" | "warnings"> & {
+    readonly replayed: boolean
+    /** What the number's prefix says against the bundle's network; empty when nothing (the order is placed all the same). */
+    readonly warnings: ReadonlyArray<OrderWarning>
+  }
+
+  /** What the server tells of a number's network (GET /phone-numbers/{phone_number}). */
+  export type PhoneNumberNetwork = Omit<typeof ResellerApi.PhoneNumberResponse.Type, "success">
 
   /** A page of GET /orders. */
   export type OrdersPage = Omit<ResellerApi.OrdersPage, "success">
@@ -145,6 +174,8 @@ export declare namespace BundlesClient {
     ) => Effect.Effect<typeof ResellerApi.BundlesResponse.Type["bundles"], BundlesError>
     /** Buys a bundle. Retried after a transient failure only when the order has a reference. */
     readonly placeOrder: (order: PlaceOrderInput) => Effect.Effect<PlaceOrderResult, PlaceOrderError>
+    /** The network a number's prefix belongs to, `null` when none (an extension of the API). */
+    readonly phoneNumber: (phoneNumber: string) => Effect.Effect<PhoneNumberNetwork, PhoneNumberLookupError>
     /** One order of this account. */
     readonly getOrder: (
       orderNumber: string
@@ -155,6 +186,11 @@ export declare namespace BundlesClient {
     readonly allOrders: (
       params?: Omit<ListOrdersInput, "page">
     ) => Stream.Stream<ResellerApi.OrdersPage["orders"][number], ListOrdersError>
+    /**
+     * Moves earnings from the referral or agent wallet to main, under an `Idempotency-Key` (made
+     * here when not given), so it is retried after a transient failure and never moves twice.
+     */
+    readonly transfer: (input: TransferInput) => Effect.Effect<TransferResult, TransferError>
     /** One page of the account's ledger, newest first (an extension of the API). */
     readonly transactions: (params?: TransactionsInput) => Effect.Effect<TransactionsPage, TransactionsError>
     /** One page of the account's events, newest first, and the cursor after it (an extension). */
@@ -216,6 +252,14 @@ const make = (
       baseUrl: resolved.origin
     })
 
+    // A transfer carries a key, so it may be retried as an order with a reference is.
+    const transferWithKey = yield* HttpApiClient.endpoint(ResellerApi.ResellerApi, {
+      group: "wallet",
+      endpoint: "transfer",
+      httpClient: transport(always),
+      baseUrl: resolved.origin
+    })
+
     const listOrders = (params: BundlesClient.ListOrdersInput = {}) =>
       check(ListOrdersParams, params).pipe(
         Effect.flatMap((urlParams) => api.orders.list({ urlParams })),
@@ -269,9 +313,16 @@ const make = (
             message: body.message,
             order: body.order,
             wallet_balance: body.wallet_balance,
-            replayed: response.headers[IDEMPOTENT_REPLAYED_HEADER] === "true"
+            replayed: response.headers[IDEMPOTENT_REPLAYED_HEADER] === "true",
+            warnings: body.warnings ?? []
           }
         }).pipe(Effect.withSpan("BundlesClient.placeOrder")),
+      phoneNumber: (phoneNumber) =>
+        check(PhoneNumber, phoneNumber, "phone_number").pipe(
+          Effect.flatMap((phone_number) => api.phoneNumbers.lookup({ path: { phone_number } })),
+          Effect.map(({ basis, network, phone_number }) => ({ phone_number, network, basis })),
+          Effect.withSpan("BundlesClient.phoneNumber")
+        ),
       getOrder: (orderNumber) =>
         check(Schema.NonEmptyString, orderNumber, "order_number").pipe(
           // The derived client puts path values in as they are; encoding keeps any value one path segment.
@@ -299,6 +350,21 @@ const make = (
               })
             )
         }),
+      transfer: (input) =>
+        Effect.gen(function*() {
+          const payload = yield* check(TransferPayload, { from: input.from, amount: input.amount })
+          const key = yield* check(IdempotencyKey, input.idempotencyKey ?? newReference(), "idempotency_key")
+          const [body, response] = yield* transferWithKey({
+            payload,
+            headers: { [IDEMPOTENCY_KEY_HEADER]: key },
+            withResponse: true
+          })
+          return {
+            message: body.message,
+            balance: body.balance,
+            replayed: response.headers[IDEMPOTENT_REPLAYED_HEADER] === "true"
+          }
+        }).pipe(Effect.withSpan("BundlesClient.transfer")),
       transactions: (params = {}) =>
         check(ListTransactionsParams, params).pipe(
           Effect.flatMap((urlParams) =>

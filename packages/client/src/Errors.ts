@@ -65,9 +65,17 @@ export class BundleUnavailableError extends ApiError {
   override readonly name: string = "BundleUnavailableError"
 }
 
-/** 401: the API key is missing, unknown or revoked, or the account is suspended. */
+/**
+ * 401: the API key is missing, unknown or revoked, or the account is suspended (then `reason`
+ * is `"account_suspended"`: the key is right, the operator must lift the suspension).
+ */
 export class UnauthorizedError extends ApiError {
   override readonly name: string = "UnauthorizedError"
+  readonly reason: "account_suspended" | undefined
+  constructor(fields: ApiErrorFields & { readonly reason?: "account_suspended" | undefined }) {
+    super(fields)
+    this.reason = fields.reason
+  }
 }
 
 /** 404: what was asked for does not exist, or is not this account's. */

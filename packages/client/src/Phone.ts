@@ -6,7 +6,7 @@
  */
 import { MOBILE_NATIONAL } from "@databundle/contract/PhoneTerms"
 import { PhoneNumberError } from "./Errors.js"
-import { PHONE_PREFIXES, type PhoneOperatorId } from "./PhonePrefixes.js"
+import { networkOperator, type PhoneOperatorId, prefixOperator, prefixWarning } from "./PhonePrefixes.js"
 
 /** An operator, as the prefix table knows it. */
 export interface PhoneOperator {
@@ -30,11 +30,6 @@ export interface GhanaPhone {
   readonly prefix: string
   /** The operator the prefix was allocated to, per `PHONE_PREFIXES`; numbers can be ported away. */
   readonly operator: PhoneOperator | undefined
-}
-
-const byPrefix = new Map<string, PhoneOperator>()
-for (const [id, operator] of Object.entries(PHONE_PREFIXES.operators)) {
-  for (const prefix of operator.prefixes) byPrefix.set(prefix, { id: id as PhoneOperatorId, name: operator.name })
 }
 
 /** Reads a Ghana mobile number written in any common way; `undefined` when it is not one. */
@@ -63,7 +58,7 @@ export const parsePhone = (input: string): GhanaPhone | undefined => {
     international: `233${national}`,
     e164: `+233${national}`,
     prefix,
-    operator: byPrefix.get(prefix)
+    operator: prefixOperator(prefix)
   }
 }
 
@@ -82,12 +77,7 @@ export const normalizePhone = (input: string, form: "local" | "international" = 
 /** The operator a number's prefix was allocated to, or `undefined` when unknown or not a number. */
 export const phoneOperator = (input: string): PhoneOperator | undefined => parsePhone(input)?.operator
 
-/**
- * The operator whose numbers a network serves, read from its slug (`mtn`, `telecel`,
- * `airteltigo-ishare`); none for a network named otherwise. A hint, like the prefixes.
- */
-export const networkOperator = (slug: string): PhoneOperatorId | undefined =>
-  (Object.keys(PHONE_PREFIXES.operators) as Array<PhoneOperatorId>).find((id) => slug.toLowerCase().startsWith(id))
+export { networkOperator, prefixWarning }
 
 /** Text from a file or the server without control characters, safe in a terminal and in one line. */
 export const printable = (text: string): string => text.replace(/[\u0000-\u001f\u007f-\u009f]/g, "")
@@ -109,3 +99,20 @@ export const networkMismatch = (
     printable(bundle)
   } is on the ${printable(network.name)} network`
 }
+
+/**
+ * A warning when a number's prefix belongs to no operator the table knows (as a sentence's
+ * lower-case middle, like `networkMismatch`): the server answers such an order with an
+ * `unknown_prefix` warning, so the command line and the dashboard say it before buying.
+ */
+export const unknownPrefix = (phone: GhanaPhone): string | undefined =>
+  phone.operator === undefined
+    ? `the prefix of ${phone.local} (${phone.prefix}) belongs to no Ghana mobile network we know`
+    : undefined
+
+/** Every warning about a number for a network's bundle before buying: a mismatch or an unknown prefix. */
+export const prefixNotice = (
+  phone: GhanaPhone,
+  network: { readonly name: string; readonly slug: string },
+  bundle: string
+): string | undefined => networkMismatch(phone, network, bundle) ?? unknownPrefix(phone)

@@ -34,6 +34,8 @@ export type Network = Camelize<Effect.Effect.Success<ReturnType<BundlesClient.Se
 export type Bundle = Camelize<Effect.Effect.Success<ReturnType<BundlesClient.Service["bundles"]>>[number]>
 /** What `orders.create` returns: the order, the main balance after it, and whether it was a replay. */
 export type PlaceOrderResult = Camelize<BundlesClient.PlaceOrderResult>
+/** What `phoneNumbers.lookup` returns: the number, its prefix's network or `null`, and `basis: "prefix"`. */
+export type PhoneNumberNetwork = Camelize<BundlesClient.PhoneNumberNetwork>
 /** An order as `orders.get` shows it. */
 export type OrderStatus = Camelize<Effect.Effect.Success<ReturnType<BundlesClient.Service["getOrder"]>>>
 /** An order as lists show it. */
@@ -77,6 +79,11 @@ export interface Client {
   readonly networks: (options?: CallOptions) => Promise<Array<Network>>
   /** The bundles of a network, inactive ones included (`isActive: false`), priced for this account. */
   readonly bundles: (networkId: number, options?: CallOptions) => Promise<Array<Bundle>>
+  /** Phone numbers (an extension of the API). */
+  readonly phoneNumbers: {
+    /** The network a number's prefix belongs to (`network: null` when none); ported numbers keep their old prefix. */
+    readonly lookup: (phoneNumber: string, options?: CallOptions) => Promise<PhoneNumberNetwork>
+  }
   /** Orders of this account. */
   readonly orders: {
     /** Buys a bundle; with `autoReference` on, a reference is generated when none is given so a retry never buys twice. */
@@ -183,7 +190,7 @@ export const fromEffectError = (error: FaceError, requestId: string | undefined)
     case "HttpApiDecodeError": // the platform's own 400, which this server turns into a 422
       return new Errors.BadRequestError(base(400))
     case "Unauthorized":
-      return new Errors.UnauthorizedError(base(401))
+      return new Errors.UnauthorizedError({ ...base(401), reason: error.reason })
     case "NetworkNotFound":
       return new Errors.NetworkNotFoundError(base(404))
     case "OrderNotFound":
@@ -325,6 +332,9 @@ export const createClient = (options: ClientOptions): Client => {
     balance: (call) => run(client.balance(), call).then(camelize),
     networks: (call) => run(client.networks(), call).then(camelize),
     bundles: (networkId, call) => run(client.bundles(networkId), call).then(camelize),
+    phoneNumbers: {
+      lookup: (phoneNumber, call) => run(client.phoneNumber(phoneNumber), call).then(camelize)
+    },
     orders: {
       create: (order, call) =>
         run(

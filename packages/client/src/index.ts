@@ -24,6 +24,7 @@ export {
   type Order,
   type OrdersPage,
   type OrderStatus,
+  type PhoneNumberNetwork,
   type PlaceOrderResult,
   type TransactionsInput,
   type TransactionsPage,

@@ -28,7 +28,7 @@ import {
 } from "../src/index.js"
 import { type FaultProxy, startProxy } from "./FaultProxy.js"
 import { rejection } from "./Rejection.js"
-import { startServer, type TestServer } from "./Server.js"
+import { ADMIN_TOKEN, startServer, type TestServer } from "./Server.js"
 
 /** The error of an Effect-face call; fails the test when it succeeds. */
 const effectError = <A, E>(
@@ -99,6 +99,25 @@ for (const target of targets) {
       )
       const effect = await effectError({ apiKey: key, baseUrl: server.baseUrl }, (c) => c.networks())
       assert.strictEqual(effect._tag, "Unauthorized")
+      assert.isUndefined(
+        (await rejection(unknown.balance()) as UnauthorizedError).reason,
+        "a wrong key is not a suspension"
+      )
+    })
+
+    it("401 for a suspended account carries reason account_suspended, on both faces", async () => {
+      const { key, id } = await server.account()
+      const suspended = await fetch(`${server.origin}/admin/v1/accounts/${id}`, {
+        method: "PATCH",
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
+        body: JSON.stringify({ status: "suspended" })
+      })
+      assert.strictEqual(suspended.status, 200)
+      const error = await rejection(createClient({ apiKey: key, baseUrl: server.baseUrl }).balance())
+      assert.instanceOf(error, UnauthorizedError)
+      expect(error).toMatchObject({ status: 401, code: "Unauthorized", reason: "account_suspended" })
+      const effect = await effectError({ apiKey: key, baseUrl: server.baseUrl }, (c) => c.balance())
+      expect(effect).toMatchObject({ _tag: "Unauthorized", reason: "account_suspended" })
     })
 
     it("404 network not found, also a NotFoundError", async () => {

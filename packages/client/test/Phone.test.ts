@@ -5,6 +5,7 @@
 import { Phone } from "@databundle/contract"
 import { assert, describe, it } from "@effect/vitest"
 import { normalizePhone, parsePhone, PHONE_PREFIXES, PhoneNumberError, phoneOperator } from "../src/index.js"
+import { prefixNotice, prefixWarning } from "../src/Phone.js"
 
 const written: ReadonlyArray<readonly [string, string]> = [
   ["+233 24 123 4567", "0241234567"],
@@ -101,5 +102,23 @@ describe("the prefix table", () => {
     const all = Object.values(PHONE_PREFIXES.operators).flatMap((o) => [...o.prefixes])
     assert.strictEqual(new Set(all).size, all.length)
     for (const prefix of all) assert.match(prefix, /^0[25]\d$/)
+  })
+
+  it("warns before buying as the server warns after: another operator's prefix, or nobody's", () => {
+    const mtn = { name: "MTN", slug: "mtn" }
+    const ishare = { name: "AirtelTigo iShare", slug: "airteltigo-ishare" }
+    const other = { name: "Special", slug: "special" }
+    assert.isUndefined(prefixNotice(parsePhone("0241234567")!, mtn, "MTN 1GB"))
+    assert.isUndefined(prefixNotice(parsePhone("0571234567")!, ishare, "iShare 1GB"))
+    assert.include(prefixNotice(parsePhone("0201234567")!, mtn, "MTN 1GB"), "belongs to Telecel")
+    assert.include(prefixNotice(parsePhone("0281234567")!, mtn, "MTN 1GB"), "belongs to no Ghana mobile network")
+    // A network whose operator the slug does not tell: only an unknown prefix is worth a word.
+    assert.isUndefined(prefixNotice(parsePhone("0201234567")!, other, "Special 1GB"))
+    assert.include(prefixNotice(parsePhone("0581234567")!, other, "Special 1GB"), "(058)")
+    // The server's wording of the same rule, from the one table.
+    assert.strictEqual(prefixWarning("201234567", mtn)?.code, "network_mismatch")
+    assert.strictEqual(prefixWarning("281234567", mtn)?.code, "unknown_prefix")
+    assert.strictEqual(prefixWarning("301234567", other)?.code, "unknown_prefix")
+    assert.isUndefined(prefixWarning("561234567", ishare))
   })
 })

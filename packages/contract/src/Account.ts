@@ -102,7 +102,13 @@ export const UpdateAccountPayload = Schema.Struct({
   status: Schema.optional(AccountStatus),
   webhook_url: Schema.optional(Schema.NullOr(WebhookUrl)),
   rotate_webhook_secret: Schema.optional(Schema.Boolean),
-  limits: Schema.optional(RateLimitsPatch)
+  limits: Schema.optional(RateLimitsPatch),
+  agent_id: Schema.optional(Schema.NullOr(AccountId)).annotations({
+    description: "The agent the account sells under (its agent wallet earns the price difference); null for none"
+  }),
+  referred_by: Schema.optional(Schema.NullOr(AccountId)).annotations({
+    description: "The account that referred it (its referral wallet earns the referral rate); null for none"
+  })
 }).annotations({ parseOptions: { errors: "all" } })
 
 /** The type of `UpdateAccountPayload`. */

@@ -27,6 +27,7 @@ import {
   UpdateBundlePayload,
   UpdateNetworkPayload
 } from "./Catalog.js"
+import { CommissionsResponse as CommissionsResponseSchema, SetCommissionsPayload } from "./Commission.js"
 import { Delivery, DeliveryNotFound, ListDeliveriesParams } from "./DeliveryLog.js"
 import { BodyLimit, CarriesSecret, OwnersOnly, RateLimitScopes } from "./EndpointPolicy.js"
 import { IdempotencyHeaders } from "./Idempotency.js"
@@ -505,6 +506,24 @@ export class CatalogAdminGroup extends HttpApiGroup.make("catalogAdmin")
   )
 {}
 
+/** 200 of GET and PUT /commissions. */
+export const CommissionsResponse = CommissionsResponseSchema
+
+/** The operator's commission settings: the referral rate (agents earn their price difference, set by price groups). */
+export class CommissionsGroup extends HttpApiGroup.make("commissions")
+  .add(
+    HttpApiEndpoint.get("show", "/commissions")
+      .addSuccess(CommissionsResponseSchema)
+      .annotate(OpenApi.Summary, "The referral rate")
+  )
+  .add(
+    HttpApiEndpoint.put("set", "/commissions")
+      .setPayload(SetCommissionsPayload)
+      .addSuccess(CommissionsResponseSchema)
+      .annotate(OpenApi.Summary, "Set the referral rate (percent of amount_paid; 0 turns the programme off)")
+  )
+{}
+
 /** The operator's admin API. */
 export class AdminApi extends HttpApi.make("admin")
   .add(AccountsGroup)
@@ -520,6 +539,7 @@ export class AdminApi extends HttpApi.make("admin")
   .add(StatsGroup)
   .add(WebhooksAdminGroup)
   .add(CatalogAdminGroup)
+  .add(CommissionsGroup)
   .middleware(AdminAuth)
   .addError(BadRequest)
   .addError(Forbidden)

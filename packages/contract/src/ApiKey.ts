@@ -3,7 +3,7 @@
  */
 import { HttpApiMiddleware, HttpApiSchema, HttpApiSecurity } from "@effect/platform"
 import { Schema } from "effect"
-import { AccountHolder, AccountSummary, CurrentAccount } from "./Account.js"
+import { AccountHolder, AccountId, AccountSummary, CurrentAccount } from "./Account.js"
 import { extensions, Failed, Unauthorized } from "./ApiError.js"
 import { MAX_ID } from "./Identifier.js"
 import { Mode } from "./Mode.js"
@@ -80,7 +80,10 @@ export const AccountDetail = Schema.Struct({
   keys: Schema.Array(ApiKeyView),
   holder: Schema.NullOr(AccountHolder).annotations({
     description: "The dashboard user who registered the account; null for one the operator made"
-  })
+  }),
+  agent_id: Schema.NullOr(AccountId).annotations({ description: "The agent it sells under" }),
+  referred_by: Schema.NullOr(AccountId).annotations({ description: "The account that referred it" }),
+  referral_code: Schema.String.annotations({ description: "The code others register under it with" })
 }).annotations({ identifier: "AccountDetail" })
 
 /** The type of `AccountDetail`. */

@@ -12,9 +12,11 @@ import { BadRequest, Conflict, Forbidden, Succeeded, Unauthorized, withRequestEr
 import { ApiKeyId, ApiKeyNotFound, NamedApiKey } from "./ApiKey.js"
 import * as Attention from "./Attention.js"
 import { Bundle, BundleUnavailable } from "./Bundle.js"
+import { EarningsResponse } from "./Commission.js"
 import { Delivery, DeliveryNotFound, ListDeliveriesParams, TestEventPayload } from "./DeliveryLog.js"
 import { CarriesSecret, RateLimitScopes } from "./EndpointPolicy.js"
 import { IdempotencyKey } from "./Idempotency.js"
+import { IdempotencyHeaders } from "./Idempotency.js"
 import { IntegerText } from "./Identifier.js"
 import { DemoMail, DemoMailboxParams } from "./Mail.js"
 import { modeOrLive } from "./Mode.js"
@@ -30,7 +32,7 @@ import {
   PaymentNotFound,
   SubmitCodePayload
 } from "./Payment.js"
-import { MobileNumber } from "./Phone.js"
+import { MobileNumber, OrderWarning } from "./Phone.js"
 import { DashboardAuth } from "./Session.js"
 import * as Statement from "./Statement.js"
 import { text } from "./Text.js"
@@ -46,7 +48,7 @@ import {
   UserView,
   VerifyEmailPayload
 } from "./User.js"
-import { Balance, InsufficientBalance } from "./Wallet.js"
+import { Balance, InsufficientBalance, TransferPayload, TransferResponse } from "./Wallet.js"
 
 /** The path prefix of the dashboard API. */
 export const DASHBOARD_PREFIX = "/dashboard/v1"
@@ -135,7 +137,10 @@ export const PlacedResponse = Schema.Struct({
   message: Schema.String,
   order: Order,
   wallet_balance: Cedis,
-  replayed: Schema.Boolean.annotations({ description: "True when this reference had already bought the order" })
+  replayed: Schema.Boolean.annotations({ description: "True when this reference had already bought the order" }),
+  warnings: Schema.Array(OrderWarning).annotations({
+    description: "What the number's prefix says against the bundle's network; empty when nothing"
+  })
 })
 
 /** 200 of GET /orders/{order_number}. */
@@ -350,6 +355,19 @@ export class WalletGroup extends HttpApiGroup.make("dashboardWallet")
       .setUrlParams(LedgerParams)
       .addSuccess(LedgerPage)
       .annotate(OpenApi.Summary, "The balances and the ledger, newest first")
+  )
+  .add(
+    HttpApiEndpoint.post("transfer", "/wallet/transfers")
+      .setPayload(TransferPayload)
+      .setHeaders(IdempotencyHeaders)
+      .addSuccess(TransferResponse)
+      .addError(InsufficientBalance)
+      .annotate(OpenApi.Summary, "Move referral or agent earnings to the main wallet (live wallets)")
+  )
+  .add(
+    HttpApiEndpoint.get("earnings", "/earnings")
+      .addSuccess(EarningsResponse)
+      .annotate(OpenApi.Summary, "The referral code, the accounts referred, the sub-accounts and what each earned")
   )
   .middleware(DashboardAuth)
 {}

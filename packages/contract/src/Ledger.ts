@@ -7,7 +7,15 @@ import { ADMIN_LISTS, DateBound, params } from "./Page.js"
 import { WalletKind } from "./Wallet.js"
 
 /** Why a wallet moved. */
-export const LedgerReason = Schema.Literal("funding", "adjustment", "order", "refund")
+export const LedgerReason = Schema.Literal(
+  "funding",
+  "adjustment",
+  "order",
+  "refund",
+  "commission",
+  "commission_reversal",
+  "transfer"
+)
 
 /** The type of `LedgerReason`. */
 export type LedgerReason = typeof LedgerReason.Type
@@ -63,7 +71,16 @@ export const AuditReport = Schema.Struct({
   negative_balances: Schema.Int,
   orders_without_debit: Schema.Int,
   failed_orders_without_refund: Schema.Int,
-  refunds_without_failed_order: Schema.Int
+  refunds_without_failed_order: Schema.Int,
+  commissions_without_successful_order: Schema.Int.annotations({
+    description: "Commissions whose order is not successful and that were not reversed"
+  }),
+  reversals_without_commission: Schema.Int.annotations({
+    description: "Commission reversals that do not undo exactly one commission of a failed order"
+  }),
+  unbalanced_transfers: Schema.Int.annotations({
+    description: "Transfers whose two entries do not move the same amount out of one wallet and into main"
+  })
 }).annotations({ identifier: "AuditReport" })
 
 /** The type of `AuditReport`. */

@@ -36,7 +36,8 @@ export const ACTIONS = [
   "operator.role",
   "operator.password_reset",
   "operator.password_change",
-  "email.requeue"
+  "email.requeue",
+  "commissions.set"
 ] as const
 
 /** An action's name. */
@@ -58,7 +59,8 @@ export const TARGET_KINDS = [
   "bundle",
   "webhook_event",
   "operator",
-  "email"
+  "email",
+  "commissions"
 ] as const
 
 /** A target's kind. */

@@ -33,3 +33,40 @@ export const MobileNumber = Schema.String.pipe(
   description: "Ghana mobile number: 0 followed by 9 digits (0241234567) or 233 followed by 9 digits",
   examples: ["0241234567", "233241234567"]
 })
+
+/** Why a number may not suit the bundle's network (POST /orders `warnings`). */
+export const OrderWarningCode = Schema.Literal("network_mismatch", "unknown_prefix").annotations({
+  identifier: "OrderWarningCode",
+  description: "`network_mismatch`: the prefix is another network's; `unknown_prefix`: no network uses the prefix"
+})
+
+/** A warning about an order's number; the order is placed all the same (numbers are ported). */
+export const OrderWarning = Schema.Struct({ code: OrderWarningCode, message: Schema.String }).annotations({
+  identifier: "OrderWarning"
+})
+
+/** The type of `OrderWarning`. */
+export type OrderWarning = typeof OrderWarning.Type
+
+/** The network a number's prefix belongs to. */
+export const PrefixNetwork = Schema.Struct({
+  id: Schema.Number,
+  name: Schema.String,
+  slug: Schema.String
+}).annotations({ identifier: "PrefixNetwork" })
+
+/** The type of `PrefixNetwork`. */
+export type PrefixNetwork = typeof PrefixNetwork.Type
+
+/** What GET /phone-numbers/{phone_number} tells of a number (besides `success`). */
+export const PhoneNumberNetwork = Schema.Struct({
+  phone_number: Schema.String.annotations({ description: "The number, as it was sent" }),
+  network: Schema.NullOr(PrefixNetwork).annotations({
+    description: "The active network whose operator the prefix was allocated to; null when no network uses it. " +
+      "A ported number keeps its old prefix, so this is a hint."
+  }),
+  basis: Schema.Literal("prefix").annotations({ description: "How the network was found: from the prefix alone" })
+}).annotations({ identifier: "PhoneNumberNetwork" })
+
+/** The type of `PhoneNumberNetwork`. */
+export type PhoneNumberNetwork = typeof PhoneNumberNetwork.Type

@@ -9,13 +9,15 @@ import { Bundle, BundleUnavailable } from "./Bundle.js"
 import { BodyLimit, CarriesSecret, DEFAULT_BODY_LIMIT, RateLimitScopes } from "./EndpointPolicy.js"
 import { EventsPageFields, ListEventsParams, TriggerEventPayload } from "./Event.js"
 import * as Extension from "./Extension.js"
+import { IdempotencyHeaders } from "./Idempotency.js"
 import { IntegerText } from "./Identifier.js"
 import { LedgerEntry, ListTransactionsParams } from "./Ledger.js"
 import { Cedis } from "./Money.js"
 import { Network, NetworkId, NetworkNotFound } from "./Network.js"
 import { ListOrdersParams, Order, OrderNotFound, OrderStatusView, PlacedOrder, PlaceOrderPayload } from "./Order.js"
 import { envelope } from "./Page.js"
-import { Balance, InsufficientBalance } from "./Wallet.js"
+import { OrderWarning, PhoneNumberNetwork } from "./Phone.js"
+import { Balance, InsufficientBalance, TransferPayload, TransferResponse } from "./Wallet.js"
 import { EventId, WebhookEvent } from "./Webhook.js"
 import { Delivery, DeliveryNotFound, ListDeliveriesParams, WebhookSettings } from "./WebhookDelivery.js"
 
@@ -43,7 +45,11 @@ export const PlaceOrderResponse = Schema.Struct({
   success: Succeeded,
   message: Schema.String,
   order: PlacedOrder,
-  wallet_balance: Cedis.annotations({ description: "Main wallet balance after the order" })
+  wallet_balance: Cedis.annotations({ description: "Main wallet balance after the order" }),
+  warnings: Schema.optional(Schema.Array(OrderWarning)).annotations({
+    description:
+      "Present only when the number's prefix is another network's or nobody's; the order is placed all the same"
+  })
 })
 
 /** The type of `PlaceOrderResponse`. */
@@ -104,6 +110,19 @@ export class WalletGroup extends HttpApiGroup.make("wallet")
       .annotateContext(Extension.annotations)
       .annotate(OpenApi.Summary, "The account's ledger: every wallet movement, newest first (extension)")
   )
+  .add(
+    HttpApiEndpoint.post("transfer", "/wallet/transfers")
+      .setPayload(TransferPayload)
+      .setHeaders(IdempotencyHeaders)
+      .addSuccess(TransferResponse)
+      .addError(InsufficientBalance)
+      .annotate(OpenApi.Summary, "Move earnings from the referral or agent wallet to the main wallet")
+      .annotate(
+        OpenApi.Description,
+        "More than the wallet holds is a 400 with `balance` (what it holds) and `required` (the amount). " +
+          "Repeating the request with the same `Idempotency-Key` replays the first answer and moves nothing."
+      )
+  )
 {}
 
 /** Networks and their bundles, priced for the calling account. */
@@ -151,6 +170,26 @@ export class OrdersGroup extends HttpApiGroup.make("orders")
       .addSuccess(OrdersPage)
       .annotate(OpenApi.Summary, "The account's orders, newest first")
   )
+{}
+
+/** 200 of GET /phone-numbers/{phone_number} (an extension). */
+export const PhoneNumberResponse = Schema.Struct({ success: Succeeded, ...PhoneNumberNetwork.fields })
+
+/** The network a number's prefix belongs to (an extension). */
+export class PhoneNumbersGroup extends HttpApiGroup.make("phoneNumbers")
+  .add(
+    HttpApiEndpoint.get("lookup", "/phone-numbers/:phone_number")
+      .setPath(Schema.Struct({ phone_number: Schema.String }))
+      .addSuccess(PhoneNumberResponse)
+      .annotateContext(Extension.annotations)
+      .annotate(OpenApi.Summary, "The network a number's prefix belongs to; null when none (extension)")
+      .annotate(
+        OpenApi.Description,
+        "Read from the prefix alone: a number ported to another network keeps its old prefix. A number not of " +
+          "the two Ghana forms is a 422."
+      )
+  )
+  .annotate(OpenApi.Description, "Beyond the specification")
 {}
 
 /** The account's event feed and test events (an extension). */
@@ -216,6 +255,7 @@ export class ResellerApi extends HttpApi.make("reseller")
   .add(WalletGroup)
   .add(CatalogGroup)
   .add(OrdersGroup)
+  .add(PhoneNumbersGroup)
   .add(EventsGroup)
   .add(WebhooksGroup)
   .middleware(ApiKeyAuth)

@@ -51,7 +51,7 @@ export const UpstreamView = Schema.Struct({
 /** 200 of GET /upstreams. */
 export const UpstreamsResponse = Schema.Struct({
   success: Succeeded,
-  provider: Schema.Literal("simulator", "upstream"),
+  provider: Schema.Literal("simulator", "upstream", "reloadly"),
   upstreams: Schema.Array(UpstreamView)
 })
 

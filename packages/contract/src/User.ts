@@ -53,7 +53,12 @@ export const RegisterPayload = Schema.Struct({
   name: text(100),
   email: Email,
   phone: MobileNumber,
-  password: Password
+  password: Password,
+  referral_code: Schema.optional(
+    Schema.String.pipe(
+      Schema.pattern(/^[0-9A-Za-z]{4,32}$/, { message: () => "must be 4 to 32 letters and digits" })
+    ).annotations({ description: "The code of the account that referred this one (from its /?ref=CODE link)" })
+  )
 }).annotations({ identifier: "RegisterPayload", parseOptions: { errors: "all" } })
 
 /** The type of `RegisterPayload`. */

@@ -3,7 +3,7 @@
  */
 import { HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
-import { extensions, Failed } from "./ApiError.js"
+import { extensions, Failed, Succeeded } from "./ApiError.js"
 import { modeOrLive } from "./Mode.js"
 import { Amount, Cedis, PositiveCedis } from "./Money.js"
 import { text } from "./Text.js"
@@ -23,6 +23,21 @@ export const Balance = Schema.Struct({
 
 /** The type of `Balance`. */
 export type Balance = typeof Balance.Type
+
+/** The wallets whose earnings their holder may move to main. */
+export const EarningsWallet = Schema.Literal("referral", "agent")
+
+/** The type of `EarningsWallet`. */
+export type EarningsWallet = typeof EarningsWallet.Type
+
+/** The body of POST /wallet/transfers: earnings moved from the referral or agent wallet to main. */
+export const TransferPayload = Schema.Struct({
+  from: EarningsWallet.annotations({ description: "The wallet the money leaves; it arrives in main" }),
+  amount: PositiveCedis
+}).annotations({ parseOptions: { errors: "all" } })
+
+/** The type of `TransferPayload`. */
+export type TransferPayload = typeof TransferPayload.Type
 
 /** 400: the main wallet cannot pay for the order; `balance` is the current balance, `required` the price. */
 export class InsufficientBalance extends Schema.TaggedError<InsufficientBalance>()(
@@ -48,3 +63,13 @@ export const AdjustWalletPayload = Schema.Struct({
   note: text(500).annotations({ message: () => "is required for an adjustment: 1 to 500 characters of text" }),
   mode: modeOrLive("`test` corrects the account's test wallet; default `live`")
 }).annotations({ parseOptions: { errors: "all" } })
+
+/** 200 of POST /wallet/transfers, also for a replay by `Idempotency-Key` (then with `Idempotent-Replayed: true`). */
+export const TransferResponse = Schema.Struct({
+  success: Succeeded,
+  message: Schema.String,
+  balance: Balance.annotations({ description: "The three balances after the transfer" })
+})
+
+/** The type of `TransferResponse`. */
+export type TransferResponse = typeof TransferResponse.Type

@@ -36,6 +36,8 @@ export * as Identifier from "./Identifier.js"
 export * as JsonBody from "./JsonBody.js"
 /** The ledger and its audit. */
 export * as Ledger from "./Ledger.js"
+/** Commissions of the agent and referral programmes, and the referral rate. */
+export * as Commission from "./Commission.js"
 /** Email to dashboard users, and the outbox. */
 export * as Mail from "./Mail.js"
 /** Test and live modes. */
@@ -58,6 +60,8 @@ export * as Page from "./Page.js"
 export * as Payment from "./Payment.js"
 /** Ghana phone numbers. */
 export * as Phone from "./Phone.js"
+/** Which Ghana operator a number's prefix belongs to: the one table the server and the client read. */
+export * as PhonePrefixes from "./PhonePrefixes.js"
 /** Rate limit scopes and quotas. */
 export * as RateLimit from "./RateLimit.js"
 /** The public reseller API. */

@@ -33,6 +33,9 @@ export interface AccountDetail extends Account.AccountSummary {
   readonly webhook_secret_prefix: string | null
   readonly keys: ReadonlyArray<ApiKey.ApiKeyView>
   readonly holder: typeof Account.AccountHolder.Type | null
+  readonly agent_id: Account.AccountId | null
+  readonly referred_by: Account.AccountId | null
+  readonly referral_code: string
 }
 
 const toSummary = (row: AccountRow): Account.AccountSummary => ({
@@ -166,14 +169,38 @@ export class Accounts extends Effect.Service<Accounts>()("core/Accounts", {
           { name: string; email: string; phone: string }
         >`SELECT name, email, phone FROM users WHERE account_id = ${id}`
       )
+      const programmes = yield* orDie(programmesRow(id))
       const detail: AccountDetail = {
         ...toSummary(row),
         webhook_secret_prefix: row.webhook_secret === null ? null : Tokens.webhookSecretPrefix(row.webhook_secret),
         keys,
-        holder: holder ?? null
+        holder: holder ?? null,
+        ...programmes
       }
       return detail
     })
+
+    const programmesRow = SqlSchema.single({
+      Request: Schema.Number,
+      Result: Schema.Struct({
+        agent_id: Schema.NullOr(Account.AccountId),
+        referred_by: Schema.NullOr(Account.AccountId),
+        referral_code: Schema.String
+      }),
+      execute: (id) => sql`SELECT agent_id, referred_by, referral_code FROM accounts WHERE id = ${id}`
+    })
+
+    /** An agent or referrer to set on account `id`: another live account, or null for none. */
+    const earner = (id: number, field: "agent_id" | "referred_by", earnerId: Account.AccountId | null) =>
+      Effect.gen(function*() {
+        if (earnerId === null) return null
+        if (earnerId === id) return yield* ApiError.ValidationError.field(field, "must be another account")
+        const [row] = yield* orDie(sql<{ id: number }>`
+          SELECT id FROM accounts WHERE id = ${earnerId} AND mode = 'live'
+        `)
+        if (row === undefined) return yield* ApiError.ValidationError.field(field, `account ${earnerId} does not exist`)
+        return earnerId
+      })
 
     /** Applies the given changes; fields left out stay as they are. */
     const update = Effect.fn("Accounts.update")(function*(id: Account.AccountId, patch: Account.UpdateAccountPayload) {
@@ -182,6 +209,8 @@ export class Accounts extends Effect.Service<Accounts>()("core/Accounts", {
       if (patch.price_group !== undefined) changes.price_group_id = yield* priceGroupId(patch.price_group)
       if (patch.status !== undefined) changes.status = patch.status
       if (patch.webhook_url !== undefined) changes.webhook_url = patch.webhook_url
+      if (patch.agent_id !== undefined) changes.agent_id = yield* earner(id, "agent_id", patch.agent_id)
+      if (patch.referred_by !== undefined) changes.referred_by = yield* earner(id, "referred_by", patch.referred_by)
       for (const scope of ["all", "orders", "balance"] as const) {
         const value = patch.limits?.[scope]
         if (value !== undefined) changes[`limit_${scope}`] = value

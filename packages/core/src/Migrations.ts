@@ -10,6 +10,7 @@
  */
 import { Migrator, SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { statsDays } from "./StatsDays.js"
 
 const initial = [
   `CREATE TABLE price_groups (
@@ -496,6 +497,52 @@ const operatorRoles = [
   `ALTER TABLE payments ADD COLUMN reversal_reason text`
 ]
 
+// The referral and agent programmes. An account may sell under an agent (`agent_id`) and may have
+// a referrer (`referred_by`); each has a code others register with. The operator's referral rate
+// is one row, in basis points. A commission is a ledger entry naming its order, credited to the
+// earner's agent or referral wallet, at most once per order and wallet (and reversed at most once);
+// a transfer moves earnings to main as two entries naming it.
+const commissions = [
+  `ALTER TABLE accounts ADD COLUMN agent_id integer REFERENCES accounts (id),
+    ADD COLUMN referred_by integer REFERENCES accounts (id),
+    ADD COLUMN referral_code text NOT NULL DEFAULT upper(substr(md5(random()::text || clock_timestamp()::text), 1, 10)),
+    ADD CONSTRAINT accounts_not_own_agent CHECK (agent_id <> id),
+    ADD CONSTRAINT accounts_not_own_referrer CHECK (referred_by <> id)`,
+  `CREATE UNIQUE INDEX accounts_referral_code ON accounts (referral_code)`,
+  `CREATE INDEX accounts_agent ON accounts (agent_id) WHERE agent_id IS NOT NULL`,
+  `CREATE INDEX accounts_referrer ON accounts (referred_by) WHERE referred_by IS NOT NULL`,
+  `CREATE TABLE commission_rates (
+    id boolean PRIMARY KEY DEFAULT true CHECK (id),
+    referral_bps integer NOT NULL DEFAULT 0 CHECK (referral_bps BETWEEN 0 AND 10000),
+    updated_at timestamptz(3) NOT NULL DEFAULT now()
+  )`,
+  `INSERT INTO commission_rates (id) VALUES (true)`,
+  `CREATE TABLE wallet_transfers (
+    id bigserial PRIMARY KEY,
+    account_id integer NOT NULL REFERENCES accounts (id),
+    from_wallet text NOT NULL CHECK (from_wallet IN ('referral', 'agent')),
+    amount bigint NOT NULL CHECK (amount > 0),
+    created_at timestamptz(3) NOT NULL DEFAULT now()
+  )`,
+  `ALTER TABLE ledger_entries ADD COLUMN transfer_id bigint REFERENCES wallet_transfers (id)`,
+  `ALTER TABLE ledger_entries DROP CONSTRAINT ledger_entries_reason_check`,
+  `ALTER TABLE ledger_entries DROP CONSTRAINT ledger_entries_check`,
+  `ALTER TABLE ledger_entries ADD CONSTRAINT ledger_entries_reason_check
+    CHECK (reason IN ('funding', 'adjustment', 'order', 'refund', 'commission', 'commission_reversal', 'transfer'))`,
+  `ALTER TABLE ledger_entries ADD CONSTRAINT ledger_entries_order_check
+    CHECK ((reason IN ('order', 'refund', 'commission', 'commission_reversal')) = (order_id IS NOT NULL))`,
+  `ALTER TABLE ledger_entries ADD CONSTRAINT ledger_entries_transfer_check
+    CHECK ((reason = 'transfer') = (transfer_id IS NOT NULL))`,
+  `ALTER TABLE ledger_entries ADD CONSTRAINT ledger_entries_commission_wallet
+    CHECK (reason NOT IN ('commission', 'commission_reversal') OR wallet IN ('referral', 'agent'))`,
+  `CREATE UNIQUE INDEX ledger_entries_one_commission ON ledger_entries (order_id, wallet) WHERE reason = 'commission'`,
+  `CREATE UNIQUE INDEX ledger_entries_one_reversal ON ledger_entries (order_id, wallet)
+    WHERE reason = 'commission_reversal'`,
+  `CREATE UNIQUE INDEX ledger_entries_transfer_sides ON ledger_entries (transfer_id, wallet) WHERE transfer_id IS NOT NULL`,
+  `CREATE INDEX ledger_entries_commissions ON ledger_entries (created_at) WHERE reason IN ('commission', 'commission_reversal')`,
+  `INSERT INTO figures (name, value) VALUES ('live_commissions', 0), ('live_commission_reversals', 0)`
+]
+
 const statements = (list: ReadonlyArray<string>) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) => Effect.forEach(list, (text) => sql.unsafe(text), { discard: true }))
 
@@ -515,7 +562,9 @@ export const migrations = {
   "0015_scrape_figures": statements(scrapeFigures),
   "0016_order_counts": statements(orderCounts),
   "0017_due_events": statements(dueEvents),
-  "0018_operator_roles": statements(operatorRoles)
+  "0018_operator_roles": statements(operatorRoles),
+  "0019_commissions": statements(commissions),
+  "0022_stats_days": statements(statsDays)
 }
 
 /** The table recording which migrations a database has. */

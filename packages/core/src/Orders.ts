@@ -22,11 +22,13 @@ import {
   Order,
   Page as PageContract,
   Phone,
+  PhonePrefixes,
   Wallet as WalletContract
 } from "@databundle/contract"
 import { SqlClient, SqlSchema, type Statement } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Cause, Clock, Data, Duration, Effect, Either, Option, Schema } from "effect"
+import { Commissions } from "./Commissions.js"
 import { Int8, isUniqueViolation, orDie, rowsOf } from "./Database.js"
 import { type FulfillmentOutcome, FulfillmentProvider, simulator } from "./Fulfillment.js"
 import {
@@ -55,11 +57,19 @@ export interface Placement {
   readonly walletBalance: bigint
   /** True when the reference matched an earlier order, which is returned unchanged. */
   readonly replayed: boolean
+  /** What the number's prefix says against the bundle's network (`PhonePrefixes.prefixWarning`); empty when nothing. */
+  readonly warnings: ReadonlyArray<Phone.OrderWarning>
+}
+
+/** The warnings of an order for its number and its bundle's network: in memory, no query. */
+const warningsOf = (phone: string, network: { readonly name: string; readonly slug: string }) => {
+  const warning = PhonePrefixes.prefixWarning(Phone.nationalDigits(phone), network)
+  return warning === undefined ? [] : [warning]
 }
 
 type Placed = Data.TaggedEnum<{
   Created: { readonly order: DeliverableRow; readonly balanceAfter: bigint }
-  Replayed: { readonly order: OrderRow }
+  Replayed: { readonly order: ReferencedRow }
 }>
 const Placed = Data.taggedEnum<Placed>()
 
@@ -87,15 +97,16 @@ const CLAIM_LEASE_SECONDS = Duration.toSeconds(PROVIDER_TIMEOUT) + 5
 const isOrderNumber = Schema.is(Order.OrderNumber)
 
 /** An order's row with its bundle, as a reference finds it. */
-const ReferencedRow = Schema.Struct({ ...OrderRow.fields, bundle_id: Schema.Number })
+const ReferencedRow = Schema.Struct({ ...OrderRow.fields, bundle_id: Schema.Number, network_slug: Schema.String })
 type ReferencedRow = typeof ReferencedRow.Type
 
 /** Placing, reading and settling orders. */
 export class Orders extends Effect.Service<Orders>()("core/Orders", {
-  dependencies: [Wallet.Default, Webhooks.Default, Settings.Default],
+  dependencies: [Wallet.Default, Webhooks.Default, Settings.Default, Commissions.Default],
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const wallet = yield* Wallet
+    const commissions = yield* Commissions
     const webhooks = yield* Webhooks
     const liveProvider = yield* FulfillmentProvider
     const settings = yield* Settings
@@ -108,7 +119,8 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
       Result: ReferencedRow,
       execute: ({ accountId, reference }) =>
         sql`
-          SELECT ${sql.literal(ORDER_COLUMNS)}, o.bundle_id FROM orders o
+          SELECT ${sql.literal(ORDER_COLUMNS)}, o.bundle_id, n.slug AS network_slug FROM orders o
+          JOIN bundles b ON b.id = o.bundle_id JOIN networks n ON n.id = b.network_id
           WHERE o.account_id = ${accountId} AND o.reference = ${reference}
         `
     })
@@ -233,20 +245,37 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
       Request: Schema.Struct({
         orderId: Schema.String,
         status: Order.OrderStatus,
-        reason: Schema.NullOr(Schema.String)
+        reason: Schema.NullOr(Schema.String),
+        undoSuccess: Schema.Boolean
       }),
       Result: Schema.Struct({ ...OrderRow.fields, mode: Mode.Mode }),
-      execute: ({ orderId, reason, status }) =>
+      execute: ({ orderId, reason, status, undoSuccess }) =>
         sql`
           UPDATE orders o SET status = ${status}, settled_at = now(), next_check_at = NULL, failure_reason = ${reason}
-          WHERE o.id = ${orderId} AND o.status = 'pending'
+          WHERE o.id = ${orderId} AND ${
+          undoSuccess ? sql`o.status IN ('pending', 'successful')` : sql`o.status = 'pending'`
+        }
           RETURNING ${sql.literal(ORDER_COLUMNS)}, o.mode
         `
     })
 
-    const settle = (orderId: string, status: "successful" | "failed", reason: string | null, note?: string) =>
+    /**
+     * Settles an order and moves what its new state moves, in one transaction: a failure refunds
+     * the buyer and takes back any commission, a success credits the agent's and referrer's
+     * commissions. `undoSuccess` (the operator's failing of a delivered order) lets a successful
+     * order become failed; nothing else leaves a settled state.
+     */
+    const settle = (
+      orderId: string,
+      status: "successful" | "failed",
+      reason: string | null,
+      note?: string,
+      undoSuccess = false
+    ) =>
       sql.withTransaction(Effect.gen(function*() {
-        const row = Option.getOrUndefined(yield* settleRow({ orderId, status, reason }))
+        const row = Option.getOrUndefined(
+          yield* settleRow({ orderId, status, reason, undoSuccess: undoSuccess && status === "failed" })
+        )
         if (row === undefined) return Option.none<Settled>()
         let refundedBalance = Option.none<bigint>()
         if (status === "failed") {
@@ -271,8 +300,15 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
           row.account_id,
           status === "failed" ? { type: "order.failed", data: order } : { type: "order.successful", data: order }
         )
+        // After the buyer's own rows, then the earners' in account order, so two settlements lock in one order.
+        if (status === "successful") yield* commissions.credit(row)
+        else yield* commissions.reverse(row)
         return Option.some<Settled>({ status, refundedBalance })
       }))
+
+    /** Settles a pending order: it has earned no commission yet, so there is none to refuse taking back. */
+    const settlePending = (orderId: string, status: "successful" | "failed", reason: string | null) =>
+      settle(orderId, status, reason).pipe(Effect.catchTag("Conflict", (conflict) => Effect.die(conflict)))
 
     /** Asks the provider about an order and records the answer; a provider failure leaves it pending. */
     const fulfil = (row: DeliverableRow) =>
@@ -287,9 +323,9 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
         )
         switch (outcome._tag) {
           case "Delivered":
-            return yield* settle(row.id, "successful", null)
+            return yield* settlePending(row.id, "successful", null)
           case "Failed":
-            return yield* settle(row.id, "failed", outcome.reason)
+            return yield* settlePending(row.id, "failed", outcome.reason)
           case "Pending": {
             const age = (yield* Clock.currentTimeMillis) - row.created_at.getTime()
             const stuck = age > Duration.toMillis(GIVE_UP_AFTER)
@@ -316,12 +352,25 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
         return {
           order: toOrder(placed.order),
           walletBalance: Option.match(balance, { onNone: () => 0n, onSome: (b) => b.main }),
-          replayed: true
+          replayed: true,
+          warnings: warningsOf(placed.order.phone_number, {
+            name: placed.order.network_name,
+            slug: placed.order.network_slug
+          })
         } satisfies Placement
       }
+      const warnings = warningsOf(placed.order.phone_number, {
+        name: placed.order.network_name,
+        slug: placed.order.network_slug
+      })
       // Delivered with its placement: nothing is left to record.
       if (placed.order.status !== "pending") {
-        return { order: toOrder(placed.order), walletBalance: placed.balanceAfter, replayed: false } satisfies Placement
+        return {
+          order: toOrder(placed.order),
+          walletBalance: placed.balanceAfter,
+          replayed: false,
+          warnings
+        } satisfies Placement
       }
       // The order is paid for and committed: record its outcome even if the caller goes away.
       const settled = yield* Effect.uninterruptible(orDie(fulfil(placed.order)))
@@ -332,7 +381,8 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
           Option.flatMap(settled, (s) => s.refundedBalance),
           () => placed.balanceAfter
         ),
-        replayed: false
+        replayed: false,
+        warnings
       } satisfies Placement
     })
 
@@ -465,8 +515,10 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
     })
 
     /**
-     * Settles a stuck pending order by hand; a settled order is a conflict. Failing it refunds
-     * the main wallet, the operator's `note` kept on the refund's ledger entry.
+     * Settles a stuck pending order by hand, or fails a successful one (a delivery that never
+     * arrived); anything else is a conflict. Failing refunds the main wallet, the operator's
+     * `note` kept on the refund's ledger entry, and takes back the order's commissions (a 409 when
+     * an earner has moved its commission on).
      */
     const resolve = Effect.fn("Orders.resolve")(function*(
       orderNumber: string,
@@ -475,7 +527,7 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
     ) {
       const row = yield* adminFind(orderNumber)
       const settled = yield* orDie(
-        settle(row.id, status, status === "failed" ? "Failed by the operator" : null, note)
+        settle(row.id, status, status === "failed" ? "Failed by the operator" : null, note, true)
       )
       if (Option.isNone(settled)) {
         const current = yield* adminFind(orderNumber)

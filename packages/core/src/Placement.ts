@@ -201,13 +201,18 @@ export const statement = (sql: SqlClient.SqlClient, delivered: boolean) => {
         ])
       })
     }
+    // The delivery's event is written only when the statement delivers (not for an order that
+    // earns a commission): how many events it writes, and how many come after the debit's.
+    const after = events.length === 1 ? sql`0` : sql`(CASE WHEN bundle.delivered THEN 1 ELSE 0 END)`
+    const written = events.length === 1 ? sql`1` : sql`(CASE WHEN bundle.delivered THEN 2 ELSE 1 END)`
     return sql`${prepared(sql)}
       WITH bundle AS (
         SELECT b.key, b.name, n.name AS network_name, n.slug AS network_slug,
           COALESCE(p.price, b.base_price) AS price, a.mode,
-          CASE WHEN a.mode = 'test' THEN ${slot("testDelivers")}::boolean ELSE ${
-      slot("liveDelivers")
-    }::boolean END AS delivered
+          CASE WHEN a.mode = 'test' THEN ${slot("testDelivers")}::boolean ELSE ${slot("liveDelivers")}::boolean END
+          -- An order that earns an agent or a referrer a commission is settled in a transaction of its
+          -- own after this one (Orders.settle), which credits them with its success.
+          AND g.agent_id IS NULL AND g.referred_by IS NULL AS delivered
         FROM accounts a
         -- A test account pays its live account's prices.
         JOIN accounts g ON g.id = COALESCE(a.live_account_id, a.id)
@@ -243,8 +248,8 @@ export const statement = (sql: SqlClient.SqlClient, delivered: boolean) => {
         RETURNING balance_after
       ),
       counter AS (
-        UPDATE accounts a SET event_seq = a.event_seq + ${events.length}, order_count = a.order_count + 1
-        FROM entry
+        UPDATE accounts a SET event_seq = a.event_seq + ${written}, order_count = a.order_count + 1
+        FROM entry, bundle
         WHERE a.id = ${slot("accountId")}
         RETURNING a.id, a.event_seq, (SELECT t.webhook_url FROM webhook_targets t WHERE t.id = a.id) AS webhook_url
       ),
@@ -252,11 +257,12 @@ export const statement = (sql: SqlClient.SqlClient, delivered: boolean) => {
         INSERT INTO webhook_events (id, account_id, seq, type, body, next_attempt_at, queued_at)
         ${
       sql.join(" UNION ALL ", false)(events.map((event, i) =>
-        sql`SELECT ${slot(event.id)}::text, c.id, c.event_seq - ${events.length - 1 - i}, ${event.type}::text,
+        sql`SELECT ${slot(event.id)}::text, c.id, c.event_seq - ${i === 0 ? after : sql`0`}, ${event.type}::text,
           ${event.body},
           CASE WHEN c.webhook_url IS NULL THEN NULL ELSE now() END,
           CASE WHEN c.webhook_url IS NULL THEN NULL ELSE now() END
-        FROM counter c, placed p, entry n, bundle`
+        FROM counter c, placed p, entry n, bundle
+        ${i === 0 ? sql`` : sql`WHERE bundle.delivered`}`
       ))
     }
       )

@@ -1,7 +1,8 @@
 /**
- * The console's figures for its charts, each read over a bounded range by an index on its
- * time column: daily totals (UTC days), orders per hour by status, sales per network, and the
- * pending orders by age. Days and hours are UTC; every day and hour of the range is present,
+ * The console's figures for its charts: daily totals (UTC days) and sales per network from the
+ * daily rollups (`StatsDays.ts`, kept exact by triggers), so their cost follows the days asked
+ * for, not the orders in them; orders per hour by status over the last hours and the pending
+ * orders by age, each read by an index on its time column. Days and hours are UTC; every day and hour of the range is present,
  * with zeros where nothing happened.
  */
 import { Stats as StatsContract } from "@databundle/contract"
@@ -71,19 +72,12 @@ export class Stats extends Effect.Service<Stats>()("core/Stats", {
           FROM generate_series(${firstDay}::timestamptz AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC', interval '1 day') d
         ),
         o AS (
-          SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS date, count(*) AS orders,
-            coalesce(sum(amount) FILTER (WHERE status = 'successful'), 0) AS sales
-          FROM orders WHERE created_at >= ${firstDay} AND mode = 'live' GROUP BY 1
+          SELECT to_char(day, 'YYYY-MM-DD') AS date, sum(orders)::int8 AS orders, sum(sales)::int8 AS sales
+          FROM stats_order_days WHERE day >= (${firstDay}::timestamptz AT TIME ZONE 'UTC')::date GROUP BY 1
         ),
         l AS (
-          SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS date,
-            coalesce(sum(amount) FILTER (WHERE reason = 'refund'), 0) AS refunds,
-            coalesce(sum(amount) FILTER (WHERE reason = 'funding'), 0) AS funding
-          FROM ledger_entries
-          WHERE created_at >= ${firstDay} AND reason IN ('funding', 'refund')
-            -- Test wallets' play money is no business figure.
-            AND account_id NOT IN (SELECT id FROM accounts WHERE mode = 'test')
-          GROUP BY 1
+          SELECT to_char(day, 'YYYY-MM-DD') AS date, sum(refunds)::int8 AS refunds, sum(funding)::int8 AS funding
+          FROM stats_ledger_days WHERE day >= (${firstDay}::timestamptz AT TIME ZONE 'UTC')::date GROUP BY 1
         )
         SELECT days.date, coalesce(o.orders, 0) AS orders, coalesce(o.sales, 0) AS sales,
           coalesce(l.refunds, 0) AS refunds, coalesce(l.funding, 0) AS funding
@@ -115,11 +109,12 @@ export class Stats extends Effect.Service<Stats>()("core/Stats", {
       const networks = yield* orDie(rowsOf(
         NetworkRow,
         sql`
-        SELECT b.network_id, coalesce(n.name, min(o.network_name)) AS name, count(*) AS orders, sum(o.amount) AS sales
-        FROM orders o LEFT JOIN bundles b ON b.id = o.bundle_id LEFT JOIN networks n ON n.id = b.network_id
-        WHERE o.created_at >= ${firstDay} AND o.status = 'successful' AND o.mode = 'live'
+        SELECT b.network_id, coalesce(n.name, min(s.network_name)) AS name, sum(s.successful)::int8 AS orders,
+          sum(s.sales)::int8 AS sales
+        FROM stats_order_days s LEFT JOIN bundles b ON b.id = s.bundle_id LEFT JOIN networks n ON n.id = b.network_id
+        WHERE s.day >= (${firstDay}::timestamptz AT TIME ZONE 'UTC')::date AND s.successful > 0
         GROUP BY b.network_id, n.name
-        ORDER BY sum(o.amount) DESC, b.network_id
+        ORDER BY sum(s.sales) DESC, b.network_id
       `
       ))
 

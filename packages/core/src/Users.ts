@@ -132,6 +132,13 @@ export class Users extends Effect.Service<Users>()("core/Users", {
      * the caller cannot tell the two apart.
      */
     const register = Effect.fn("Users.register")(function*(input: User.RegisterPayload, baseUrl: string) {
+      // An unknown code is the form's mistake, told before anything is looked up by the address.
+      const referrer = input.referral_code === undefined ? undefined : (yield* orDie(sql<{ id: number }>`
+        SELECT id FROM accounts WHERE referral_code = ${input.referral_code.toUpperCase()} AND mode = 'live'
+      `))[0]
+      if (input.referral_code !== undefined && referrer === undefined) {
+        return yield* ApiError.ValidationError.field("referral_code", "is not a referral code; check the link")
+      }
       const passwordHash = yield* Passwords.hash(input.password)
       const created = yield* sql.withTransaction(Effect.gen(function*() {
         if ((yield* byEmail(input.email)) !== undefined) return Option.none()
@@ -139,6 +146,9 @@ export class Users extends Effect.Service<Users>()("core/Users", {
           // A default price group that does not exist is the operator's mistake, not the user's.
           Effect.catchTag("ValidationError", (error) => Effect.die(error))
         )
+        if (referrer !== undefined) {
+          yield* sql`UPDATE accounts SET referred_by = ${referrer.id} WHERE id = ${account.id}`
+        }
         const [row] = yield* rowsOf(
           UserRow,
           sql`

@@ -31,6 +31,8 @@ export interface Movement {
   readonly orderId?: string | undefined
   /** The payment a funding movement credits (at most one credit per payment). */
   readonly paymentId?: string | undefined
+  /** The transfer a `transfer` movement is one side of. */
+  readonly transferId?: string | undefined
   readonly note?: string | null | undefined
   /**
    * A credit someone chose to make (a funding, an adjustment): refused when it would take the
@@ -105,6 +107,7 @@ export class Wallet extends Effect.Service<Wallet>()("core/Wallet", {
         reason: Ledger.LedgerReason,
         orderId: Schema.NullOr(Schema.String),
         paymentId: Schema.NullOr(Schema.String),
+        transferId: Schema.NullOr(Schema.String),
         note: Schema.NullOr(Schema.String),
         bounded: Schema.Boolean
       }),
@@ -118,9 +121,10 @@ export class Wallet extends Effect.Service<Wallet>()("core/Wallet", {
               ${movement.bounded ? sql`AND balance + ${movement.amount} <= ${Money.MAX_PESEWAS}` : sql``}
             RETURNING account_id, kind, balance
           )
-          INSERT INTO ledger_entries (account_id, wallet, amount, balance_after, reason, order_id, payment_id, note)
+          INSERT INTO ledger_entries (account_id, wallet, amount, balance_after, reason, order_id, payment_id,
+            transfer_id, note)
           SELECT account_id, kind, ${movement.amount}, balance, ${movement.reason}, ${movement.orderId},
-            ${movement.paymentId}, ${movement.note}
+            ${movement.paymentId}, ${movement.transferId}, ${movement.note}
           FROM moved
           RETURNING id, balance_after, created_at
         `
@@ -139,6 +143,7 @@ export class Wallet extends Effect.Service<Wallet>()("core/Wallet", {
         reason: movement.reason,
         orderId: movement.orderId ?? null,
         paymentId: movement.paymentId ?? null,
+        transferId: movement.transferId ?? null,
         note: movement.note ?? null,
         bounded: movement.bounded === true
       })).pipe(
@@ -282,9 +287,11 @@ export class Wallet extends Effect.Service<Wallet>()("core/Wallet", {
     })
 
     /**
-     * Checks the money invariants over the whole database: every balance equals its
-     * ledger's sum and is non-negative, every order was debited once, every failed order
-     * refunded once and nothing else refunded.
+     * Checks the money invariants over the whole database: every balance of the three wallets
+     * equals its ledger's sum and is non-negative, every order was debited once, every failed
+     * order refunded once and nothing else refunded, every commission belongs to a successful
+     * order or was reversed once with its failure, and every transfer moved one amount out of an
+     * earnings wallet and into main.
      */
     const audit = Effect.gen(function*() {
       const mismatches = yield* rowsOf(
@@ -312,12 +319,29 @@ export class Wallet extends Effect.Service<Wallet>()("core/Wallet", {
             SELECT 1 FROM ledger_entries l WHERE l.order_id = o.id AND l.reason = 'refund' AND l.amount = o.amount
           )) AS failed_orders_without_refund,
           (SELECT count(*) FROM ledger_entries l JOIN orders o ON o.id = l.order_id
-            WHERE l.reason = 'refund' AND o.status <> 'failed') AS refunds_without_failed_order
+            WHERE l.reason = 'refund' AND o.status <> 'failed') AS refunds_without_failed_order,
+          (SELECT count(*) FROM ledger_entries l JOIN orders o ON o.id = l.order_id
+            WHERE l.reason = 'commission' AND o.status <> 'successful' AND NOT EXISTS (
+              SELECT 1 FROM ledger_entries r WHERE r.order_id = l.order_id AND r.reason = 'commission_reversal'
+                AND r.account_id = l.account_id AND r.wallet = l.wallet AND r.amount = -l.amount
+            )) AS commissions_without_successful_order,
+          (SELECT count(*) FROM ledger_entries r JOIN orders o ON o.id = r.order_id
+            WHERE r.reason = 'commission_reversal' AND (o.status <> 'failed' OR NOT EXISTS (
+              SELECT 1 FROM ledger_entries l WHERE l.order_id = r.order_id AND l.reason = 'commission'
+                AND l.account_id = r.account_id AND l.wallet = r.wallet AND l.amount = -r.amount
+            ))) AS reversals_without_commission,
+          (SELECT count(*) FROM wallet_transfers t WHERE NOT EXISTS (
+              SELECT 1 FROM ledger_entries d JOIN ledger_entries c ON c.transfer_id = d.transfer_id
+              WHERE d.transfer_id = t.id AND d.account_id = t.account_id AND d.wallet = t.from_wallet
+                AND d.amount = -t.amount AND c.account_id = t.account_id AND c.wallet = 'main' AND c.amount = t.amount
+            ) OR (SELECT count(*) FROM ledger_entries e WHERE e.transfer_id = t.id) <> 2) AS unbalanced_transfers
       `
       const n = (key: string) => Number(counts![key])
       const report: Ledger.AuditReport = {
         ok: mismatches.length === 0 && n("negative_balances") === 0 && n("orders_without_debit") === 0 &&
-          n("failed_orders_without_refund") === 0 && n("refunds_without_failed_order") === 0,
+          n("failed_orders_without_refund") === 0 && n("refunds_without_failed_order") === 0 &&
+          n("commissions_without_successful_order") === 0 && n("reversals_without_commission") === 0 &&
+          n("unbalanced_transfers") === 0,
         wallets: n("wallets"),
         ledger_entries: n("ledger_entries"),
         orders: n("orders"),
@@ -325,7 +349,10 @@ export class Wallet extends Effect.Service<Wallet>()("core/Wallet", {
         negative_balances: n("negative_balances"),
         orders_without_debit: n("orders_without_debit"),
         failed_orders_without_refund: n("failed_orders_without_refund"),
-        refunds_without_failed_order: n("refunds_without_failed_order")
+        refunds_without_failed_order: n("refunds_without_failed_order"),
+        commissions_without_successful_order: n("commissions_without_successful_order"),
+        reversals_without_commission: n("reversals_without_commission"),
+        unbalanced_transfers: n("unbalanced_transfers")
       }
       return report
     }).pipe(orDie, Effect.withSpan("Wallet.audit"))

@@ -8,6 +8,8 @@ export * as Accounts from "./Accounts.js"
 export * as ApiKeys from "./ApiKeys.js"
 /** Networks, bundles, price groups, prices. */
 export * as Catalog from "./Catalog.js"
+/** The agent and referral programmes' commissions, and transfers of earnings to main. */
+export * as Commissions from "./Commissions.js"
 /** The dashboard's read models and webhook settings. */
 export * as Dashboard from "./Dashboard.js"
 /** Shared SQL helpers. */
@@ -28,6 +30,8 @@ export * as OperatorActions from "./OperatorActions.js"
 export * as Operators from "./Operators.js"
 /** Orders and their state machine. */
 export * as Orders from "./Orders.js"
+/** A number's network, from its prefix. */
+export * as PhoneNumbers from "./PhoneNumbers.js"
 /** Password attempts counted before they are judged. */
 export * as PasswordAttempts from "./PasswordAttempts.js"
 /** Password hashing (scrypt). */

@@ -7,6 +7,7 @@ import { Layer } from "effect"
 import { Accounts } from "../src/Accounts.js"
 import { ApiKeys } from "../src/ApiKeys.js"
 import { Catalog } from "../src/Catalog.js"
+import { Commissions } from "../src/Commissions.js"
 import { FulfillmentProvider } from "../src/Fulfillment.js"
 import { Orders } from "../src/Orders.js"
 import { Wallet } from "../src/Wallet.js"
@@ -45,7 +46,8 @@ export const Domain = Layer.mergeAll(
   Catalog.Default,
   Wallet.Default,
   Webhooks.Default,
-  Orders.Default
+  Orders.Default,
+  Commissions.Default
 ).pipe(Layer.provide(FulfillmentProvider.Simulator))
 
 /** Imports the test catalogue (idempotent) and returns bundle ids by key. */

@@ -4,10 +4,12 @@
  * The name of each is checked against the contract's `DashboardApi` type, so renaming or
  * removing an endpoint there fails the type check here.
  */
+import type * as C from "@databundle/contract/Commission"
 import type * as D from "@databundle/contract/DashboardApi"
 import type * as L from "@databundle/contract/DeliveryLog"
 import type * as P from "@databundle/contract/Payment"
 import type * as U from "@databundle/contract/User"
+import type * as W from "@databundle/contract/Wallet"
 import type { HttpApi, HttpApiGroup } from "@effect/platform"
 import { call, type CallOptions, urlOf } from "./Api.js"
 
@@ -38,6 +40,7 @@ export type Key = Wire<typeof D.DashboardApiKey>
 export type Delivery = Wire<typeof D.DeliveryResponse>["delivery"]
 export type Bundle = Wire<typeof D.BundlesResponse>["bundles"][number]
 export type Network = Wire<typeof D.NetworksResponse>["networks"][number]
+export type Earnings = Wire<typeof C.EarningsResponse>
 
 type Payload<S extends { readonly Encoded: unknown }> = { readonly payload: Wire<S> }
 /** The side of the account a request acts on (`TestMode.side()`). */
@@ -75,6 +78,11 @@ export const api = {
   ledger: endpoint<{ readonly query: Record<string, string | number | undefined> }, LedgerPage>(
     "dashboardWallet.ledger"
   ),
+  transfer: endpoint<
+    Payload<typeof W.TransferPayload> & { readonly headers: { readonly "idempotency-key": string } },
+    Wire<typeof W.TransferResponse>
+  >("dashboardWallet.transfer"),
+  earnings: endpoint<{}, Earnings>("dashboardWallet.earnings"),
   paymentMethods: endpoint<{}, Wire<typeof D.PaymentMethodsResponse>>("dashboardPayments.methods"),
   createPayment: endpoint<
     Payload<typeof P.CreatePaymentPayload> & { readonly headers: { readonly "idempotency-key": string } },

@@ -35,8 +35,11 @@ export const ledgerList = (
         label: "What",
         place: "title",
         cell: (e) => [
-          capital(e.reason),
-          e.order_number
+          capital(e.reason.replace("_", " ")),
+          // A commission's order is the buyer's, not this account's: named, not linked.
+          e.order_number && e.reason.startsWith("commission")
+            ? [" ", h("span", { class: "id" }, e.order_number)]
+            : e.order_number
             ? [" ", h("a", { href: options.orderHref(e.order_number), class: "id" }, e.order_number)]
             : null,
           e.payment_number ? [" ", h("span", { class: "id" }, e.payment_number)] : null

@@ -48,12 +48,20 @@ const fromFragmentLink = () => {
   history.replaceState(null, "", `${inner.pathname}${rest === "" ? "" : `#${rest}`}`)
 }
 
+/** A referral link (`/?ref=CODE`) opens the registration form with its code filled in. */
+const fromReferralLink = () => {
+  const code = new URLSearchParams(location.search).get("ref")
+  if (location.pathname !== "/" || code === null || !/^[0-9A-Za-z]{4,32}$/.test(code)) return
+  history.replaceState(null, "", `${pathOf("register")}?ref=${encodeURIComponent(code)}`)
+}
+
 const boot = async () => {
   if (location.pathname === "/console" || location.pathname.startsWith("/console/")) {
     const { boot: console } = await import("./console/Console.js")
     return console()
   }
   fromFragmentLink()
+  fromReferralLink()
   let session: Awaited<ReturnType<typeof api.session>> | undefined
   try {
     session = await api.session()

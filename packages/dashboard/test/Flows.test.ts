@@ -182,6 +182,8 @@ describe.each(targets)("dashboard flows ($name)", (target) => {
     await page.getByLabel("Phone number").fill("020 111 9999")
     await page.getByText(/The prefix of 0201119999 \(020\) belongs to Telecel, but MTN .* is on the MTN network/)
       .waitFor()
+    await page.getByLabel("Phone number").fill("028 111 9999")
+    await page.getByText(/The prefix of 0281119999 \(028\) belongs to no Ghana mobile network we know/).waitFor()
     await page.getByLabel("Phone number").fill("024 111 9999")
     await expect.poll(() => page.locator("#network-warning").isHidden()).toBe(true)
     await page.getByRole("button", { name: "Buy" }).dblclick()

@@ -1,7 +1,7 @@
 /**
  * `bundles-server admin ...`: the operator's commands, laid out like the reseller's `bundles`:
  * one module per command group under `admin/` (catalog, accounts, keys, wallet, audit,
- * orders, payments, emails, operators, actions), each leaf one call of the admin API through the client derived from the contract
+ * orders, payments, emails, operators, actions, commissions), each leaf one call of the admin API through the client derived from the contract
  * (`AdminClient`), and this small tree. `--json` prints the call's response body; otherwise
  * the output is text for people, printed with the terminal toolkit both command lines share.
  * Every leaf takes `--json`, `--url` and `--token` after the whole command.
@@ -13,6 +13,7 @@ import { accounts } from "./admin/Accounts.js"
 import { actions } from "./admin/Actions.js"
 import { audit } from "./admin/Audit.js"
 import { catalog } from "./admin/Catalog.js"
+import { commissions } from "./admin/Commissions.js"
 import { emails } from "./admin/Emails.js"
 import { keys } from "./admin/Keys.js"
 import { operators } from "./admin/Operators.js"
@@ -45,7 +46,8 @@ export const command = Command.make("admin").pipe(
     payments,
     emails,
     operators,
-    actions
+    actions,
+    commissions
   ]),
   Command.provide(Layer.mergeAll(NodeHttpClient.layer, Logging.toStderr))
 )

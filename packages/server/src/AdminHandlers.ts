@@ -3,7 +3,17 @@
  * writes its line of the action log in its own transaction (`ActionLog`).
  */
 import { Account, AdminApi, Idempotency as IdempotencyContract, type Mode, Money } from "@databundle/contract"
-import { Accounts, ApiKeys, Catalog, Idempotency, Mailer, Orders, Payments, Wallet } from "@databundle/core"
+import {
+  Accounts,
+  ApiKeys,
+  Catalog,
+  Commissions,
+  Idempotency,
+  Mailer,
+  Orders,
+  Payments,
+  Wallet
+} from "@databundle/core"
 import { HttpApiBuilder, HttpApp, HttpServerResponse } from "@effect/platform"
 import { Effect, Layer, Option, type Schema } from "effect"
 import * as ActionLog from "./ActionLog.js"
@@ -44,6 +54,10 @@ const describeUpdate = (payload: Account.UpdateAccountPayload): string => {
   if (payload.price_group !== undefined) parts.push(`price group ${payload.price_group ?? "base"}`)
   if (payload.webhook_url !== undefined) parts.push(`webhook URL ${payload.webhook_url ?? "removed"}`)
   if (payload.rotate_webhook_secret === true) parts.push("webhook secret rotated")
+  if (payload.agent_id !== undefined) parts.push(`agent ${payload.agent_id === null ? "none" : payload.agent_id}`)
+  if (payload.referred_by !== undefined) {
+    parts.push(`referrer ${payload.referred_by === null ? "none" : payload.referred_by}`)
+  }
   if (payload.limits !== undefined) {
     for (const [scope, limit] of Object.entries(payload.limits)) {
       if (limit !== undefined) parts.push(`${scope} limit ${limit === null ? "default" : `${limit}/min`}`)
@@ -353,8 +367,26 @@ export const MailAdminLive = HttpApiBuilder.group(ServerApi, "mailAdmin", (handl
         ))
   }))
 
+/** The referral rate. */
+export const CommissionsLive = HttpApiBuilder.group(ServerApi, "commissions", (handlers) =>
+  Effect.gen(function*() {
+    const commissions = yield* Commissions.Commissions
+    const { logged } = yield* ActionLog.make
+    return handlers
+      .handle("show", () => Effect.map(commissions.rates, (rates) => ok({ commissions: rates })))
+      .handle("set", ({ payload }) =>
+        logged(commissions.setRates(payload), (rates) => ({
+          action: "commissions.set",
+          targetKind: "commissions",
+          targetId: "referral",
+          summary: `Set the referral rate to ${rates.referral_percent / 100} %`,
+          detail: { referral_percent: rates.referral_percent / 100 }
+        })).pipe(Effect.map((rates) => ok({ commissions: rates }))))
+  }))
+
 /** Every handler of the admin API. */
 export const layer = Layer.mergeAll(
+  CommissionsLive,
   AccountsLive,
   ApiKeysLive,
   WalletsLive,

@@ -3,8 +3,15 @@
  * session and its CSRF token were checked by the gateway; the handlers act for the
  * `CurrentSession` the middleware provides.
  */
-import { ApiError, DashboardApi, Idempotency as IdempotencyContract, type Mode, Session } from "@databundle/contract"
-import { ApiKeys, Catalog, Dashboard, Mailer, Orders, Payments, Sessions, Users } from "@databundle/core"
+import {
+  ApiError,
+  DashboardApi,
+  Idempotency as IdempotencyContract,
+  type Mode,
+  Money,
+  Session
+} from "@databundle/contract"
+import { ApiKeys, Catalog, Commissions, Dashboard, Mailer, Orders, Payments, Sessions, Users } from "@databundle/core"
 import { HttpApiBuilder, HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Duration, Effect, FiberRef, Layer, Option } from "effect"
 import * as RequestContext from "./RequestContext.js"
@@ -213,7 +220,8 @@ export const OrdersLive = HttpApiBuilder.group(ServerApi, "dashboardOrders", (ha
             message: placedMessage(placement.order.status, placement.replayed),
             order: placement.order,
             wallet_balance: placement.walletBalance,
-            replayed: placement.replayed
+            replayed: placement.replayed,
+            warnings: placement.warnings
           })
         }))
       .handle("list", ({ urlParams: { mode, ...query } }) =>
@@ -231,10 +239,27 @@ export const WalletLive = HttpApiBuilder.group(ServerApi, "dashboardWallet", (ha
   Effect.gen(function*() {
     const dashboard = yield* Dashboard.Dashboard
     const sideOf = yield* sides
-    return handlers.handle("ledger", ({ urlParams: { mode, ...query } }) =>
-      Effect.gen(function*() {
-        return ok(yield* dashboard.ledger(yield* sideOf(mode), query))
-      }))
+    const commissions = yield* Commissions.Commissions
+    return handlers
+      .handle("ledger", ({ urlParams: { mode, ...query } }) =>
+        Effect.gen(function*() {
+          return ok(yield* dashboard.ledger(yield* sideOf(mode), query))
+        }))
+      .handle("transfer", ({ headers, payload }) =>
+        Effect.gen(function*() {
+          const { accountId } = yield* Session.CurrentSession
+          const outcome = yield* commissions.transfer(accountId, payload, headers["idempotency-key"])
+          if (outcome.replayed) yield* replayed
+          return ok({
+            message: `Moved ${Money.formatGhs(payload.amount)} from the ${payload.from} wallet to the main wallet`,
+            balance: outcome.value.balance
+          })
+        }))
+      .handle("earnings", () =>
+        Effect.gen(function*() {
+          const { accountId } = yield* Session.CurrentSession
+          return ok({ earnings: yield* commissions.earnings(accountId) })
+        }))
   }))
 
 /** Funding. */

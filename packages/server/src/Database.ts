@@ -10,6 +10,7 @@ import { Effect, Layer, Option } from "effect"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import * as DataDirLock from "./DataDirLock.js"
+import * as EmbeddedDatabase from "./EmbeddedDatabase.js"
 import * as ServerConfig from "./ServerConfig.js"
 
 /** Which database is in use, for start-up messages. */
@@ -28,7 +29,9 @@ const client = Layer.unwrapScoped(Effect.gen(function*() {
   const dir = path.join(dataDir, "pgdata")
   yield* Effect.promise(() => fs.mkdir(dir, { recursive: true, mode: 0o700 }))
   yield* DataDirLock.acquire(dataDir)
-  return PgliteClient.layer({ dataDir: dir })
+  yield* EmbeddedDatabase.baselineWasmOnly
+  yield* EmbeddedDatabase.fromTemplate(dir, EmbeddedDatabase.templateBeside(import.meta.url))
+  return PgliteClient.layer({ dataDir: dir, pgliteOptions: { startParams: [...EmbeddedDatabase.startParams] } })
 }))
 
 /** The SqlClient, migrated. */

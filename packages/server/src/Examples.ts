@@ -35,7 +35,8 @@ export const examples: Examples = {
   "admin accounts update": [
     "bundles-server admin accounts update 1 --status suspended",
     "bundles-server admin accounts update 1 --webhook-url https://shop.example.com/hooks/bundles",
-    "bundles-server admin accounts update 1 --limit orders=120 --limit all=default"
+    "bundles-server admin accounts update 1 --limit orders=120 --limit all=default",
+    "bundles-server admin accounts update 7 --agent 3 --referred-by none"
   ],
   "admin keys create": [
     "bundles-server admin keys create --account 1",
@@ -100,5 +101,10 @@ export const examples: Examples = {
     "bundles-server admin actions",
     "bundles-server admin actions --actor operator:2 --action wallet.fund",
     "bundles-server admin actions --target-kind order --target-id ORD-7F3A9C2K8Q1M --json"
+  ],
+  "admin commissions show": ["bundles-server admin commissions show", "bundles-server admin commissions show --json"],
+  "admin commissions set": [
+    "bundles-server admin commissions set --referral 2",
+    "bundles-server admin commissions set --referral 0"
   ]
 }

@@ -8,6 +8,7 @@ import {
   Accounts,
   ApiKeys,
   Catalog,
+  Commissions,
   Dashboard,
   Fulfillment,
   Idempotency,
@@ -16,6 +17,7 @@ import {
   Operators,
   Orders,
   Payments,
+  PhoneNumbers,
   RateLimiter,
   Sessions,
   Settings,
@@ -56,7 +58,7 @@ import * as WebhookTransport from "./WebhookTransport.js"
  */
 export const FulfillmentLive = Layer.unwrapEffect(Effect.map(
   UpstreamConfig.provider,
-  (kind) => kind === "upstream" ? Upstream.provider : Fulfillment.FulfillmentProvider.Simulator
+  (kind) => kind === "simulator" ? Fulfillment.FulfillmentProvider.Simulator : Upstream.provider
 )).pipe(Layer.provideMerge(Upstreams.layer))
 
 /** The domain services, on the fulfilment provider of the configuration. */
@@ -66,6 +68,8 @@ export const DomainLive = Layer.mergeAll(
   Catalog.Catalog.Default,
   Wallet.Wallet.Default,
   Orders.Orders.Default,
+  Commissions.Commissions.Default,
+  PhoneNumbers.PhoneNumbers.Default,
   Idempotency.Idempotency.Default,
   Settings.Settings.Default,
   Webhooks.Webhooks.Default,

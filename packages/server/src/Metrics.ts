@@ -167,6 +167,19 @@ export class Metrics extends Effect.Service<Metrics>()("server/Metrics", {
       set: (gauge, [row]) => gauge.set(Number(row?.count ?? 0))
     })
     databaseGauge({
+      name: "bundles_commissions",
+      help: "Commissions credited on live orders (agent and referral), and those taken back by a failed resolution",
+      labelNames: ["kind"],
+      // Kept by each settlement's transaction (see Commissions.credit and reverse), as the refunds are.
+      query: sql<{ name: string; value: string }>`
+        SELECT name, value FROM figures WHERE name IN ('live_commissions', 'live_commission_reversals')`,
+      set: (gauge, rows) => {
+        for (const row of rows) {
+          gauge.set({ kind: row.name === "live_commissions" ? "credited" : "reversed" }, Number(row.value))
+        }
+      }
+    })
+    databaseGauge({
       name: "bundles_webhook_backlog",
       help: "Webhook events not delivered yet: due now, or waiting for a retry",
       labelNames: ["state"],

@@ -1,8 +1,8 @@
 /**
  * The public API's handlers: each binds an endpoint of `ResellerApi` to the domain.
  */
-import { Account, type Bundle, Idempotency, type Network, type Order, ResellerApi } from "@databundle/contract"
-import { Catalog, Orders, Wallet, Webhooks } from "@databundle/core"
+import { Account, type Bundle, Idempotency, Money, type Network, type Order, ResellerApi } from "@databundle/contract"
+import { Catalog, Commissions, Orders, PhoneNumbers, Wallet, Webhooks } from "@databundle/core"
 import { HttpApiBuilder, HttpApp, HttpServerResponse } from "@effect/platform"
 import { Effect, Layer, Option, Schema } from "effect"
 import type * as Gateway from "./Gateway.js"
@@ -21,8 +21,28 @@ const balance = Effect.map(Wallet.Wallet, (wallet) => () =>
 export const WalletLive = HttpApiBuilder.group(ServerApi, "wallet", (handlers) =>
   Effect.gen(function*() {
     const wallet = yield* Wallet.Wallet
+    const commissions = yield* Commissions.Commissions
     return handlers
       .handle("balance", yield* balance)
+      .handle("transfer", ({ headers, payload }) =>
+        Effect.gen(function*() {
+          const { accountId } = yield* Account.CurrentAccount
+          const outcome = yield* commissions.transfer(
+            accountId,
+            payload,
+            headers[Idempotency.IDEMPOTENCY_KEY_HEADER]
+          )
+          if (outcome.replayed) {
+            yield* HttpApp.appendPreResponseHandler((_, response) =>
+              Effect.succeed(HttpServerResponse.setHeader(response, Idempotency.IDEMPOTENT_REPLAYED_HEADER, "true"))
+            )
+          }
+          return {
+            success: true as const,
+            message: `Moved ${Money.formatGhs(payload.amount)} from the ${payload.from} wallet to the main wallet`,
+            balance: outcome.value.balance
+          }
+        }))
       .handle("transactions", ({ urlParams }) =>
         Effect.gen(function*() {
           const { accountId } = yield* Account.CurrentAccount
@@ -130,7 +150,9 @@ const place = Effect.map(
         success: true as const,
         message: placedMessage(placement.order.status, placement.replayed),
         order: placement.order,
-        wallet_balance: placement.walletBalance
+        wallet_balance: placement.walletBalance,
+        // Only when there is something to say, so the spec's answer is unchanged otherwise.
+        ...(placement.warnings.length > 0 ? { warnings: placement.warnings } : {})
       }
     })
 )
@@ -170,6 +192,19 @@ export const direct: Effect.Effect<
   never,
   Orders.Orders | Wallet.Wallet
 > = Effect.all({ "orders.place": place, "orders.get": get, "wallet.balance": balance })
+
+/** GET /phone-numbers/{phone_number}: the network of a number's prefix. */
+export const PhoneNumbersLive = HttpApiBuilder.group(
+  ServerApi,
+  "phoneNumbers",
+  (handlers) =>
+    Effect.map(
+      PhoneNumbers.PhoneNumbers,
+      (phoneNumbers) =>
+        handlers.handle("lookup", ({ path }) =>
+          Effect.map(phoneNumbers.lookup(path.phone_number), (found) => ({ success: true as const, ...found })))
+    )
+)
 
 /** GET /events and POST /events/test. */
 export const EventsLive = HttpApiBuilder.group(ServerApi, "events", (handlers) =>
@@ -212,4 +247,4 @@ export const WebhooksLive = HttpApiBuilder.group(ServerApi, "webhooks", (handler
       })))
 
 /** Every handler of the public API. */
-export const layer = Layer.mergeAll(WalletLive, CatalogLive, OrdersLive, EventsLive, WebhooksLive)
+export const layer = Layer.mergeAll(WalletLive, CatalogLive, OrdersLive, PhoneNumbersLive, EventsLive, WebhooksLive)

@@ -25,6 +25,7 @@ import { Database, Fulfillment } from "@databundle/core"
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Clock, Duration, Effect, Layer, Option, Schema } from "effect"
 import * as OutsideAnswers from "./OutsideAnswers.js"
+import type * as Seller from "./Seller.js"
 import * as UpstreamConfig from "./UpstreamConfig.js"
 import { type Connected, Upstreams } from "./Upstreams.js"
 
@@ -75,13 +76,7 @@ const errorCode = (error: unknown): string | undefined => {
 const NOT_CONNECTED = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH"])
 
 /** How an upstream call failed, in the provider's terms. */
-export type Failure =
-  | { readonly _tag: "NotConnected"; readonly message: string }
-  | { readonly _tag: "RateLimited"; readonly waitMillis: number; readonly message: string }
-  /** An answer that says it has no order under the reference (for a placement). */
-  | { readonly _tag: "Refused"; readonly message: string; readonly balanceTooLow: boolean }
-  | { readonly _tag: "NotFound"; readonly message: string }
-  | { readonly _tag: "Unknown"; readonly message: string }
+export type Failure = Seller.Failure
 
 /** Classifies any failure of a client call. */
 export const classify = (error: unknown): Failure => {
@@ -90,6 +85,8 @@ export const classify = (error: unknown): Failure => {
   const tagged = error as { _tag?: string; message?: string; retry_after?: number; errors?: Record<string, unknown> }
   const message = typeof tagged?.message === "string" ? tagged.message : String(error)
   switch (tagged?._tag) {
+    case "SellerFailure":
+      return (error as Seller.SellerFailure).failure
     case "InsufficientBalance":
       return { _tag: "Refused", message: `upstream balance too low: ${message}`, balanceTooLow: true }
     case "BundleUnavailable":

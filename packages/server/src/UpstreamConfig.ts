@@ -7,21 +7,47 @@ import { Amount } from "@databundle/contract/Money"
 import { Config, ConfigError, Duration, Effect, Either, Option, ParseResult, Redacted, Schema } from "effect"
 import * as fs from "node:fs"
 
-/** `simulator` (the default) or `upstream`. */
-export const provider = Config.literal("simulator", "upstream")("BUNDLES_PROVIDER").pipe(
+/** `simulator` (the default), `upstream` (wholesalers of this API) or `reloadly`. */
+export const provider = Config.literal("simulator", "upstream", "reloadly")("BUNDLES_PROVIDER").pipe(
   Config.withDefault("simulator" as const)
 )
 
 /** Priorities of an upstream for the networks it serves: lower first; `*` for any other network. */
 export type Priorities = Readonly<Record<string, number>>
 
-/** One upstream account of this same API. */
+/** Reloadly's top-up API for each environment, and its token endpoint. */
+export const RELOADLY = {
+  sandbox: "https://topups-sandbox.reloadly.com",
+  live: "https://topups.reloadly.com",
+  auth: "https://auth.reloadly.com/oauth/token"
+} as const
+
+/** How we sign in to a Reloadly account (OAuth client credentials). */
+export interface ReloadlyAccess {
+  readonly kind: "reloadly"
+  readonly clientId: string
+  readonly clientSecret: Redacted.Redacted<string>
+  /** Its token endpoint (`RELOADLY.auth` unless set). */
+  readonly authUrl: string
+  /** The API the token is for: the environment's top-up address. */
+  readonly audience: string
+  /** Our network slug for an operator id, where the name alone would not give the right one. */
+  readonly operators: Readonly<Record<string, string>>
+}
+
+/** How we sign in to a wholesaler of this API. */
+export interface ApiKeyAccess {
+  readonly kind: "upstream"
+  readonly apiKey: Redacted.Redacted<string>
+}
+
+/** One supplier account: a wholesaler of this same API, or an aggregator. */
 export interface Upstream {
   /** The operator's name for it, shown by `admin upstreams` and used by `catalog sync --upstream`. */
   readonly name: string
-  /** Its `/api/v1` base URL. */
+  /** Its `/api/v1` base URL, or the aggregator's API address. */
   readonly url: string
-  readonly apiKey: Redacted.Redacted<string>
+  readonly access: ApiKeyAccess | ReloadlyAccess
   readonly priorities: Priorities
   /** Below this main balance (pesewas) an alert is raised. */
   readonly lowBalance: Option.Option<bigint>
@@ -85,7 +111,18 @@ const Name = Schema.String.pipe(
 /** One entry of `BUNDLES_UPSTREAMS_FILE`. */
 const FileEntry = Schema.Struct({
   name: Name,
-  url: Schema.String,
+  /** `upstream` (the default): a wholesaler of this API; `reloadly`: Reloadly's top-up API. */
+  kind: Schema.optionalWith(Schema.Literal("upstream", "reloadly"), { default: () => "upstream" as const }),
+  /** The wholesaler's `/api/v1` base; for Reloadly, an address other than its environment's. */
+  url: Schema.optional(Schema.String),
+  /** Reloadly: `sandbox` (the default) or `live`. */
+  environment: Schema.optional(Schema.Literal("sandbox", "live")),
+  client_id: Schema.optional(Schema.String),
+  client_secret: Schema.optional(Schema.String),
+  client_secret_env: Schema.optional(Schema.String),
+  auth_url: Schema.optional(Schema.String),
+  /** Reloadly: our network slug for an operator id (`{ "643": "mtn" }`). */
+  operators: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String })),
   /** The key itself, or the name of the environment variable that holds it (preferred). */
   api_key: Schema.optional(Schema.String),
   api_key_env: Schema.optional(Schema.String),
@@ -131,11 +168,36 @@ export const parseFile = (
   const out: Array<Upstream> = []
   for (const entry of decoded.right.upstreams) {
     if (out.some((u) => u.name === entry.name)) return Either.left(`upstream "${entry.name}" is listed twice`)
-    const key = entry.api_key ?? (entry.api_key_env === undefined ? undefined : env(entry.api_key_env))
-    if (key === undefined || key.length === 0) {
-      return Either.left(
-        `upstream "${entry.name}" has no API key (set api_key_env to a variable that holds it, or api_key)`
-      )
+    let access: Upstream["access"]
+    let url: string
+    if (entry.kind === "reloadly") {
+      const secret = entry.client_secret ??
+        (entry.client_secret_env === undefined ? undefined : env(entry.client_secret_env))
+      if (entry.client_id === undefined || secret === undefined || secret.length === 0) {
+        return Either.left(
+          `upstream "${entry.name}" (reloadly) needs client_id and client_secret_env (or client_secret)`
+        )
+      }
+      const audience = RELOADLY[entry.environment ?? "sandbox"]
+      url = entry.url ?? audience
+      access = {
+        kind: "reloadly",
+        clientId: entry.client_id,
+        clientSecret: Redacted.make(secret),
+        authUrl: entry.auth_url ?? RELOADLY.auth,
+        audience,
+        operators: entry.operators ?? {}
+      }
+    } else {
+      const key = entry.api_key ?? (entry.api_key_env === undefined ? undefined : env(entry.api_key_env))
+      if (key === undefined || key.length === 0) {
+        return Either.left(
+          `upstream "${entry.name}" has no API key (set api_key_env to a variable that holds it, or api_key)`
+        )
+      }
+      if (entry.url === undefined) return Either.left(`upstream "${entry.name}" has no url`)
+      url = entry.url
+      access = { kind: "upstream", apiKey: Redacted.make(key) }
     }
     const secret = entry.webhook_secret ??
       (entry.webhook_secret_env === undefined ? undefined : env(entry.webhook_secret_env))
@@ -144,8 +206,8 @@ export const parseFile = (
     }
     out.push({
       name: entry.name,
-      url: entry.url,
-      apiKey: Redacted.make(key),
+      url,
+      access,
       priorities: entry.networks,
       lowBalance: Option.fromNullable(entry.low_balance),
       webhookSecret: Option.map(Option.fromNullable(secret), Redacted.make)
@@ -199,7 +261,7 @@ export const upstreams: Config.Config<ReadonlyArray<Upstream>> = Config.option(C
       return Either.right([{
         name,
         url: url.value,
-        apiKey: apiKey.value,
+        access: { kind: "upstream" as const, apiKey: apiKey.value },
         priorities: { "*": 100 },
         lowBalance: Option.flatMap(low, Either.getRight),
         webhookSecret
@@ -207,10 +269,55 @@ export const upstreams: Config.Config<ReadonlyArray<Upstream>> = Config.option(C
     })
   )
 
-/** The upstreams when the provider is `upstream`, none for the simulator. */
+/**
+ * One Reloadly account from the environment (`BUNDLES_PROVIDER=reloadly` without
+ * `BUNDLES_UPSTREAMS_FILE`): `BUNDLES_RELOADLY_CLIENT_ID`, `BUNDLES_RELOADLY_CLIENT_SECRET`,
+ * `BUNDLES_RELOADLY_ENVIRONMENT` (`sandbox`, the default, or `live`), and for a stand-in of it
+ * `BUNDLES_RELOADLY_URL` and `BUNDLES_RELOADLY_AUTH_URL`; named `reloadly`, serving every network.
+ */
+export const reloadly: Config.Config<ReadonlyArray<Upstream>> = Config.all({
+  clientId: Config.string("BUNDLES_RELOADLY_CLIENT_ID"),
+  clientSecret: Config.redacted("BUNDLES_RELOADLY_CLIENT_SECRET"),
+  environment: Config.literal("sandbox", "live")("BUNDLES_RELOADLY_ENVIRONMENT").pipe(
+    Config.withDefault("sandbox" as const)
+  ),
+  url: Config.option(Config.string("BUNDLES_RELOADLY_URL")),
+  authUrl: Config.string("BUNDLES_RELOADLY_AUTH_URL").pipe(Config.withDefault(RELOADLY.auth)),
+  lowBalance: Config.option(Config.string("BUNDLES_RELOADLY_LOW_BALANCE"))
+}).pipe(
+  Config.mapOrFail(({ authUrl, clientId, clientSecret, environment, lowBalance, url }) => {
+    const low = Option.map(lowBalance, (text) => Schema.decodeUnknownEither(Amount)(Number(text)))
+    if (Option.isSome(low) && Either.isLeft(low.value)) {
+      return Either.left(invalid("BUNDLES_RELOADLY_LOW_BALANCE", "must be an amount in the account's currency"))
+    }
+    return Either.right([{
+      name: "reloadly",
+      url: Option.getOrElse(url, () => RELOADLY[environment]),
+      access: {
+        kind: "reloadly" as const,
+        clientId,
+        clientSecret,
+        authUrl,
+        audience: RELOADLY[environment],
+        operators: {}
+      },
+      priorities: { "*": 100 },
+      lowBalance: Option.flatMap(low, Either.getRight),
+      webhookSecret: Option.none()
+    }])
+  })
+)
+
+/** The upstreams when the provider is `upstream` or `reloadly` (the file, when set, for either); none for the simulator. */
 export const configured: Effect.Effect<ReadonlyArray<Upstream>, ConfigError.ConfigError> = Effect.flatMap(
   provider,
-  (kind) => kind === "upstream" ? upstreams : Effect.succeed([])
+  (kind) =>
+    kind === "simulator"
+      ? Effect.succeed([])
+      : kind === "upstream"
+      ? upstreams
+      : Effect.flatMap(Config.option(Config.string("BUNDLES_UPSTREAMS_FILE")), (file) =>
+        Option.isSome(file) ? upstreams : reloadly)
 )
 
 /** Where the operator's alerts are sent, signed like account webhooks. */

@@ -6,12 +6,15 @@
 import { BundlesClient } from "@databundle/client"
 import { Duration, Effect, Layer, type Option } from "effect"
 import * as OutsideAnswers from "./OutsideAnswers.js"
+import * as Reloadly from "./Reloadly.js"
+import type { Seller } from "./Seller.js"
 import * as UpstreamConfig from "./UpstreamConfig.js"
 
 /** One upstream with its client and its in-process circuit. */
 export interface Connected {
   readonly config: UpstreamConfig.Upstream
-  readonly client: BundlesClient.Service
+  /** A wholesaler of this API through the client, or an aggregator through its adapter. */
+  readonly client: Seller
   readonly circuit: Circuit
 }
 
@@ -47,9 +50,16 @@ export const connect = (
   upstreams: ReadonlyArray<UpstreamConfig.Upstream>,
   tuning: UpstreamConfig.Tuning
 ) =>
-  Effect.forEach(upstreams, (config) =>
-    BundlesClient.make({
-      apiKey: config.apiKey,
+  Effect.forEach(upstreams, (config) => {
+    const circuit = () => new Circuit(tuning.breakerFailures, Duration.toMillis(tuning.breakerCooldown))
+    if (config.access.kind === "reloadly") {
+      return Effect.map(
+        Reloadly.make(config, config.access, tuning.timeout),
+        (client): Connected => ({ config, client, circuit: circuit() })
+      )
+    }
+    return BundlesClient.make({
+      apiKey: config.access.apiKey,
       baseUrl: config.url,
       timeout: Duration.toMillis(tuning.timeout),
       // Every retry is the worker's, recorded in the database; one attempt per call here.
@@ -57,13 +67,10 @@ export const connect = (
       autoReference: false,
       userAgent: "bundles-server-upstream"
     }).pipe(
-      Effect.map((client): Connected => ({
-        config,
-        client,
-        circuit: new Circuit(tuning.breakerFailures, Duration.toMillis(tuning.breakerCooldown))
-      })),
+      Effect.map((client): Connected => ({ config, client, circuit: circuit() })),
       Effect.mapError((error) => new Error(`upstream "${config.name}": ${error.message}`))
-    )).pipe(Effect.provide(OutsideAnswers.httpClient))
+    )
+  }).pipe(Effect.provide(OutsideAnswers.httpClient))
 
 /** The upstreams the server was configured with, connected. */
 export class Upstreams extends Effect.Tag("server/Upstreams")<Upstreams, {
@@ -72,7 +79,7 @@ export class Upstreams extends Effect.Tag("server/Upstreams")<Upstreams, {
   /** Where operator alerts go (`BUNDLES_OPERATOR_WEBHOOK_URL`), when set. */
   readonly operator: Option.Option<UpstreamConfig.OperatorWebhook>
 }>() {
-  /** From the environment; empty unless `BUNDLES_PROVIDER=upstream`. */
+  /** From the environment; empty unless `BUNDLES_PROVIDER` is `upstream` or `reloadly`. */
   static readonly layer = Layer.effect(
     Upstreams,
     Effect.gen(function*() {

@@ -17,7 +17,8 @@ describe("BUNDLES_UPSTREAMS_FILE", () => {
       ]
     })
     const [alpha, beta] = Either.getOrThrow(parsed)
-    assert.strictEqual(Redacted.value(alpha!.apiKey), "key-alpha")
+    assert.strictEqual(alpha!.access.kind, "upstream")
+    assert.strictEqual(Redacted.value((alpha!.access as UpstreamConfig.ApiKeyAccess).apiKey), "key-alpha")
     assert.deepStrictEqual(UpstreamConfig.priorityFor(alpha!, "mtn"), Option.some(1))
     assert.deepStrictEqual(UpstreamConfig.priorityFor(alpha!, "telecel"), Option.some(9))
     assert.deepStrictEqual(UpstreamConfig.priorityFor(beta!, "mtn"), Option.some(100))

@@ -56,8 +56,9 @@ export const register: Page = {
   title: "Create an account",
   public: true,
   guestOnly: true,
-  render: ({ life }) => {
+  render: ({ life, query }) => {
     const done = h("div", { role: "status" })
+    const referral = query.get("ref") ?? ""
     const registerForm = form({
       label: "Create an account",
       submit: "Create account",
@@ -79,11 +80,26 @@ export const register: Page = {
           autocomplete: "new-password",
           hint: "At least 10 characters",
           attrs: { minlength: "10" }
+        },
+        {
+          name: "referral_code",
+          label: "Referral code (optional)",
+          required: false,
+          value: referral,
+          autocomplete: "off",
+          hint: "The code of the reseller who sent you here, if any"
         }
       ],
       onSubmit: async (values) => {
+        const code = values.referral_code?.trim() ?? ""
         const answer = await api.register({
-          payload: { name: values.name!, email: values.email!, phone: values.phone!, password: values.password! }
+          payload: {
+            name: values.name!,
+            email: values.email!,
+            phone: values.phone!,
+            password: values.password!,
+            ...(code === "" ? {} : { referral_code: code })
+          }
         })
         registerForm.element.hidden = true
         // What truly happened to the email (sent, in the demo mailbox, or kept for the operators) is the server's to say.

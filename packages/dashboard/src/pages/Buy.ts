@@ -7,7 +7,7 @@
  * server replays the order). A wallet short of the price is told by how much, with the way
  * to fund it. In test mode the purchase is a test order, paid from the test wallet.
  */
-import { networkMismatch, parsePhone } from "@databundle/client/Phone"
+import { parsePhone, prefixNotice } from "@databundle/client/Phone"
 import { ApiFailure } from "../Api.js"
 import type { Page } from "../App.js"
 import { notEnough } from "../Balances.js"
@@ -88,6 +88,7 @@ export const buy: Page = {
               placed.replayed ? "This purchase had already been made: nothing was bought twice." : placed.message
             ),
             h("p", null, `${testing() ? "Test main" : "Main"} wallet balance: ${ghs(placed.wallet_balance)}`),
+            ...placed.warnings.map((w) => h("p", { class: "warning", "data-testid": "order-warning" }, w.message)),
             status
           )
           await watchOrder(placed.order, status, life)
@@ -113,7 +114,7 @@ export const buy: Page = {
       const phone = parsePhone(number.value)
       const chosen = networks.find((n) => String(n.id) === network.value)
       const picked = bundles.find((b) => String(b.id) === bundle.value)
-      const mismatch = phone && chosen ? networkMismatch(phone, chosen, picked?.name ?? chosen.name) : undefined
+      const mismatch = phone && chosen ? prefixNotice(phone, chosen, picked?.name ?? chosen.name) : undefined
       warning.hidden = mismatch === undefined
       warning.textContent = mismatch === undefined
         ? ""

@@ -8,6 +8,7 @@ import { filters, pageOf, pager, queryOf } from "../List.js"
 import { pathOf } from "../Paths.js"
 import { showBalance, side, testing } from "../TestMode.js"
 import { count } from "../Words.js"
+import { earningsSection } from "./Earnings.js"
 
 export const wallet: Page = {
   title: "Wallet",
@@ -17,6 +18,7 @@ export const wallet: Page = {
       signal: life.signal
     })
     showBalance(answer.balance.main)
+    const programmes = testing() ? null : await earningsSection(app, life, answer.balance)
     const any = { value: "", label: "Any" }
     return h(
       "div",
@@ -30,6 +32,7 @@ export const wallet: Page = {
           "The test wallet holds play money; the operators refill it. Test orders pay from it."
         )
         : h("p", null, h("a", { href: pathOf("fund"), class: "button" }, "Fund your wallet")),
+      programmes,
       h("h2", null, "Ledger"),
       filters(app.go, pathOf("wallet"), query, [
         {
@@ -48,7 +51,10 @@ export const wallet: Page = {
             { value: "funding", label: "Funding" },
             { value: "order", label: "Order" },
             { value: "refund", label: "Refund" },
-            { value: "adjustment", label: "Adjustment" }
+            { value: "adjustment", label: "Adjustment" },
+            { value: "commission", label: "Commission" },
+            { value: "commission_reversal", label: "Commission taken back" },
+            { value: "transfer", label: "Transfer" }
           ]
         },
         { name: "from", label: "From", type: "date" },

@@ -38,6 +38,9 @@ const accountText = (account: ApiKey.AccountDetail, s: Output.Style) => [
     ["balance", balanceText(account.balance)],
     ["rate limits", limitsText(account.limits)],
     ["webhook url", orNone(account.webhook_url)],
+    ["agent", account.agent_id === null ? "none" : `account ${account.agent_id}`],
+    ["referred by", account.referred_by === null ? "none" : `account ${account.referred_by}`],
+    ["referral code", account.referral_code],
     [
       "webhook secret",
       account.webhook_secret_prefix === null ? "none" : `${account.webhook_secret_prefix}… (its account reads it)`
@@ -130,6 +133,21 @@ const accountsShow = Command.make("show", { ...shared, id: accountIdArg }, (opti
     accountText
   )).pipe(Command.withDescription("Show an account: balances, limits, webhook, API keys"))
 
+/** `--agent ID|none` and `--referred-by ID|none`: another account, or none to remove it. */
+const earnerOption = (name: string, pseudo: string, description: string) =>
+  Options.text(name).pipe(
+    Options.withPseudoName(`${pseudo}|none`),
+    Options.withDescription(description),
+    checked(
+      name,
+      (text: string) =>
+        text === "none" ? Either.right(null) : /^\d{1,10}$/.test(text)
+          ? decodeWith(Account.AccountId)(Number(text))
+          : Either.left("must be an account id or none")
+    ),
+    Options.optional
+  )
+
 const accountsUpdate = Command.make("update", {
   ...shared,
   id: accountIdArg,
@@ -151,7 +169,13 @@ const accountsUpdate = Command.make("update", {
   rotateWebhookSecret: Options.boolean("rotate-webhook-secret").pipe(
     Options.withDescription("Replace the secret that signs webhook deliveries")
   ),
-  limits: limitsOption
+  limits: limitsOption,
+  agent: earnerOption("agent", "AGENT_ID", "The agent the account sells under (its agent wallet earns), or none"),
+  referredBy: earnerOption(
+    "referred-by",
+    "ACCOUNT_ID",
+    "The account that referred it (its referral wallet earns), or none"
+  )
 }, (options) => {
   const set = <K extends string, A>(key: K, value: Option.Option<A>) =>
     Option.match(value, { onNone: () => ({}), onSome: (a) => ({ [key]: a } as { [P in K]: A }) })
@@ -161,7 +185,9 @@ const accountsUpdate = Command.make("update", {
     ...set("status", options.status),
     ...set("webhook_url", options.webhookUrl),
     ...(options.rotateWebhookSecret ? { rotate_webhook_secret: true } : {}),
-    ...set("limits", options.limits)
+    ...set("limits", options.limits),
+    ...set("agent_id", options.agent),
+    ...set("referred_by", options.referredBy)
   }
   return execute(
     options,
@@ -169,7 +195,9 @@ const accountsUpdate = Command.make("update", {
     AdminApi.AccountResponse,
     (account, s) => [`Account ${account.id} updated.`, ...accountText(account, s)]
   )
-}).pipe(Command.withDescription("Change an account's name, price group, status, webhook or rate limits"))
+}).pipe(
+  Command.withDescription("Change an account's name, price group, status, webhook, rate limits, agent or referrer")
+)
 
 /** `admin accounts`: create, list, show, update. */
 export const accounts = Command.make("accounts").pipe(

@@ -29,7 +29,10 @@ export const audit = Command.make("audit", shared, (options) =>
           ["negative balances", String(report.negative_balances)],
           ["orders without a debit", String(report.orders_without_debit)],
           ["failed orders without a refund", String(report.failed_orders_without_refund)],
-          ["refunds without a failed order", String(report.refunds_without_failed_order)]
+          ["refunds without a failed order", String(report.refunds_without_failed_order)],
+          ["commissions of orders not successful", String(report.commissions_without_successful_order)],
+          ["reversals without a commission", String(report.reversals_without_commission)],
+          ["unbalanced transfers", String(report.unbalanced_transfers)]
         ]),
         ...(report.mismatches.length === 0 ? [] : Output.table<typeof report.mismatches[number]>(
           [

@@ -150,7 +150,9 @@ export const updateBody = (w: World) =>
       status: fc.constantFrom("active", "suspended"),
       webhook_url: fc.constantFrom(null, "https://example.com/hook", "http://127.0.0.1:9/x"),
       rotate_webhook_secret: fc.boolean(),
-      limits: goodLimits
+      limits: goodLimits,
+      agent_id: fc.constant(null),
+      referred_by: fc.constant(null)
     }, { requiredKeys: [] }),
     [
       { name: "name", required: false, bad: badName },
@@ -171,7 +173,12 @@ export const updateBody = (w: World) =>
         ).filter(rejects(Schema.NullOr(Account.WebhookUrl)))
       },
       { name: "rotate_webhook_secret", required: false, bad: wrongType("boolean") },
-      { name: "limits", required: false, bad: badLimits }
+      { name: "limits", required: false, bad: badLimits },
+      ...(["agent_id", "referred_by"] as const).map((name) => ({
+        name,
+        required: false,
+        bad: fc.constantFrom<unknown>(0, -1, 1.5, "1", true, [], {}, 2_147_483_648)
+      }))
     ]
   ))
 
@@ -198,6 +205,28 @@ export const resolveBody = withNonObjects(breakFields(fc.constantFrom(...resolve
   { name: "status", required: true, bad: badEnum(["successful", "failed"]) },
   { name: "note", required: false, bad: fc.oneof(fc.constant(""), badNote) }
 ]))
+
+/** The body of POST /wallet/transfers with one field broken. */
+export const transferBody = withNonObjects(breakFields(
+  fc.constantFrom<Record<string, unknown>>({ from: "agent", amount: 0.1 }, { from: "referral", amount: 12.5 }),
+  [
+    { name: "from", required: true, bad: badEnum(["referral", "agent"]) },
+    { name: "amount", required: true, bad: badPositiveCedis }
+  ]
+))
+
+/** The body of PUT /admin/v1/commissions with its rate broken or missing. */
+export const commissionsBody = withNonObjects(breakFields(
+  fc.constantFrom<Record<string, unknown>>({ referral_percent: 0 }),
+  [{
+    name: "referral_percent",
+    required: true,
+    bad: fc.oneof(
+      fc.constantFrom<unknown>(-1, 100.01, 101, 2.345, 1e21, "2", null, true, [], {}, new RawJson("1e400")),
+      wrongType("number")
+    )
+  }]
+))
 
 /** The body of POST /events/test with its type broken or missing. */
 export const triggerBody = withNonObjects(breakFields(fc.constantFrom({ type: "order.successful" }), [

@@ -14,10 +14,12 @@ import {
   type BrokenBody,
   catalogBody,
   catalogSyncBody,
+  commissionsBody,
   createBody,
   fundBody,
   placeBody,
   resolveBody,
+  transferBody,
   triggerBody,
   updateBody
 } from "./Bodies.js"
@@ -248,7 +250,15 @@ const dataOf = (w: World): Readonly<Record<string, Data>> => {
       query: [
         ...pageParams(100),
         enumParam("wallet", WALLETS),
-        enumParam("reason", ["funding", "adjustment", "order", "refund"]),
+        enumParam("reason", [
+          "funding",
+          "adjustment",
+          "order",
+          "refund",
+          "commission",
+          "commission_reversal",
+          "transfer"
+        ]),
         dateParam("from"),
         dateParam("to")
       ]
@@ -268,6 +278,8 @@ const dataOf = (w: World): Readonly<Record<string, Data>> => {
       ]
     },
     [`POST ${PUBLIC}/events/test`]: { body: triggerBody },
+    [`POST ${PUBLIC}/wallet/transfers`]: { body: transferBody },
+    [`PUT ${ADMIN}/commissions`]: { body: commissionsBody },
     [`GET ${PUBLIC}/webhooks/deliveries`]: {
       query: [
         ...pageParams(100),

@@ -81,7 +81,24 @@ export const refusedByState = (w: World, api: Api): fc.Arbitrary<Probe> => {
             }),
             expect: [422]
           })
-        )
+        ),
+      fc.tuple(
+        fc.constantFrom(w.rich, w.other, w.broke),
+        fc.constantFrom("referral", "agent"),
+        fc.bigInt({ min: 1n, max: 100_000n })
+      ).map(([account, wallet, over]) =>
+        request(at("POST", "/wallet/transfers"), {
+          fault: `a transfer of more than the ${wallet} wallet holds`,
+          params: values({}),
+          credentials: key(account),
+          body: json("", {
+            from: wallet,
+            amount: Number(Money.formatCedis(w.balances.get(`${account.id}:${wallet}`)! + over))
+          }),
+          expect: [400],
+          insufficient: true
+        })
+      )
     )
   }
   const overdraw = fc.tuple(
@@ -101,7 +118,9 @@ export const refusedByState = (w: World, api: Api): fc.Arbitrary<Probe> => {
   })
   return fc.oneof(
     overdraw,
-    fc.tuple(fc.constantFrom(...w.settledOrders), fc.constantFrom("successful", "failed")).map(([order, status]) =>
+    fc.tuple(fc.constantFrom(...w.settledOrders), fc.constantFrom("successful", "failed")).filter(([order, status]) =>
+      status === "successful" || w.failedOrders.includes(order)
+    ).map(([order, status]) =>
       request(at("POST", "/orders/:order_number/resolve"), {
         fault: "the order is already settled",
         params: values({ order_number: order }),

@@ -96,6 +96,8 @@ export interface World {
   readonly otherEvents: ReadonlyArray<string>
   readonly pendingOrder: string
   readonly settledOrders: ReadonlyArray<string>
+  /** The settled orders that failed (a successful one may still be failed by the operator). */
+  readonly failedOrders: ReadonlyArray<string>
   /** Balances in pesewas by `${account}:${wallet}`. */
   readonly balances: ReadonlyMap<string, bigint>
   readonly priceGroups: ReadonlyArray<string>
@@ -370,6 +372,7 @@ export const setup = Effect.gen(function*() {
     otherEvents: eventsOf(other),
     pendingOrder: richOrders[2]!.orderNumber,
     settledOrders: [richOrders[0]!.orderNumber, richOrders[1]!.orderNumber, otherOrders[0]!.orderNumber],
+    failedOrders: [richOrders[1]!.orderNumber],
     balances,
     priceGroups: catalog.price_groups,
     catalog: { price_groups: catalog.price_groups, networks: catalog.networks },

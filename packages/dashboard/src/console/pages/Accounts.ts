@@ -109,6 +109,47 @@ const settings = (
       f.setMessage(`Saved: ${answer.price_group ?? "default"} prices.`, "ok")
     }
   })
+  const programmes = form({
+    label: "Agent and referrer",
+    submit: "Save agent and referrer",
+    pending: "Saving…",
+    fields: [
+      {
+        name: "agent_id",
+        label: "Agent (account number)",
+        type: "number",
+        inputmode: "numeric",
+        required: false,
+        value: detail.agent_id === null ? "" : String(detail.agent_id),
+        hint: "The account it sells under: that account's agent wallet earns the price difference. Empty: none.",
+        attrs: { min: "1" }
+      },
+      {
+        name: "referred_by",
+        label: "Referred by (account number)",
+        type: "number",
+        inputmode: "numeric",
+        required: false,
+        value: detail.referred_by === null ? "" : String(detail.referred_by),
+        hint: "That account's referral wallet earns the referral rate of its orders. Empty: none.",
+        attrs: { min: "1" }
+      }
+    ],
+    onSubmit: async (values, f) => {
+      const idOf = (text: string | undefined) => (text === undefined || text === "" ? null : Number(text))
+      const answer = await api.updateAccount({
+        path: { account_id: detail.id },
+        payload: { agent_id: idOf(values.agent_id), referred_by: idOf(values.referred_by) },
+        signal: life.signal
+      })
+      f.setMessage(
+        `Saved: agent ${answer.agent_id === null ? "none" : `#${answer.agent_id}`}, referrer ${
+          answer.referred_by === null ? "none" : `#${answer.referred_by}`
+        }.`,
+        "ok"
+      )
+    }
+  })
   const limits = form({
     label: "Limits",
     submit: "Save limits",
@@ -138,6 +179,8 @@ const settings = (
     toggle.element,
     h("h2", null, "Prices"),
     group.element,
+    h("h2", null, "Agent and referrer"),
+    programmes.element,
     h("h2", null, "Limits"),
     limits.element
   )
@@ -175,6 +218,19 @@ export const account: Page = {
             row("Phone", h("a", { href: `tel:${holder.phone}` }, holder.phone))
           ],
         row("Prices", `${detail.price_group ?? "default"} group`),
+        row(
+          "Agent",
+          detail.agent_id === null
+            ? "none"
+            : h("a", { href: consolePath("account", { id: String(detail.agent_id) }) }, `#${detail.agent_id}`)
+        ),
+        row(
+          "Referred by",
+          detail.referred_by === null
+            ? "none"
+            : h("a", { href: consolePath("account", { id: String(detail.referred_by) }) }, `#${detail.referred_by}`)
+        ),
+        row("Referral code", detail.referral_code),
         row("Since", when(detail.created_at))
       ),
       h(

@@ -29,7 +29,8 @@ const ACTIONS = Object.keys(
     "operator.role": true,
     "operator.password_reset": true,
     "operator.password_change": true,
-    "email.requeue": true
+    "email.requeue": true,
+    "commissions.set": true
   } satisfies Record<ActionName, true>
 )
 

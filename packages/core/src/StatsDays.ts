@@ -1,0 +1,82 @@
+/**
+ * The rollups behind the console's daily figures (migration 0022): what they hold, the
+ * triggers that keep them, and their start from the rows already there.
+ */
+// The console's daily figures (GET /stats) read rollups instead of the orders and the ledger of
+// the whole range, which grow with the business. Each day's rollup is kept by triggers in the
+// transaction of every write they count (an order's insert and each change of its status; a
+// funding or refund entry), so it is exact whatever writes: the placement statement, the worker,
+// an operator's resolution. Rows are split by account into 16 shards, so orders of different
+// accounts never wait on one row's lock (an account's own orders already queue on its wallet).
+// Started from the orders and the ledger as they are.
+export const statsDays: ReadonlyArray<string> = [
+  `CREATE TABLE stats_order_days (
+    day date NOT NULL,
+    bundle_id integer NOT NULL,
+    network_name text NOT NULL,
+    shard smallint NOT NULL,
+    orders bigint NOT NULL,
+    successful bigint NOT NULL,
+    sales bigint NOT NULL,
+    PRIMARY KEY (day, bundle_id, network_name, shard)
+  )`,
+  `CREATE TABLE stats_ledger_days (
+    day date NOT NULL,
+    shard smallint NOT NULL,
+    refunds bigint NOT NULL,
+    funding bigint NOT NULL,
+    PRIMARY KEY (day, shard)
+  )`,
+  `CREATE FUNCTION bundles_stats_order() RETURNS trigger LANGUAGE plpgsql AS $$
+  DECLARE
+    n_orders bigint := 0;
+    n_successful bigint := 0;
+    n_sales bigint := 0;
+  BEGIN
+    IF NEW.mode <> 'live' THEN RETURN NULL; END IF;
+    IF TG_OP = 'INSERT' THEN
+      n_orders := 1;
+    ELSIF OLD.status = NEW.status THEN
+      RETURN NULL;
+    END IF;
+    IF NEW.status = 'successful' THEN n_successful := 1; n_sales := NEW.amount; END IF;
+    IF TG_OP = 'UPDATE' AND OLD.status = 'successful' THEN
+      n_successful := n_successful - 1;
+      n_sales := n_sales - OLD.amount;
+    END IF;
+    IF n_orders = 0 AND n_successful = 0 AND n_sales = 0 THEN RETURN NULL; END IF;
+    INSERT INTO stats_order_days AS s (day, bundle_id, network_name, shard, orders, successful, sales)
+    VALUES ((NEW.created_at AT TIME ZONE 'UTC')::date, NEW.bundle_id, NEW.network_name, NEW.account_id % 16,
+      n_orders, n_successful, n_sales)
+    ON CONFLICT (day, bundle_id, network_name, shard) DO UPDATE
+      SET orders = s.orders + EXCLUDED.orders, successful = s.successful + EXCLUDED.successful,
+        sales = s.sales + EXCLUDED.sales;
+    RETURN NULL;
+  END $$`,
+  `CREATE TRIGGER orders_stats AFTER INSERT OR UPDATE OF status ON orders
+    FOR EACH ROW EXECUTE FUNCTION bundles_stats_order()`,
+  `CREATE FUNCTION bundles_stats_ledger() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    -- Test wallets' play money is no business figure.
+    IF EXISTS (SELECT 1 FROM accounts WHERE id = NEW.account_id AND mode = 'test') THEN RETURN NULL; END IF;
+    INSERT INTO stats_ledger_days AS s (day, shard, refunds, funding)
+    VALUES ((NEW.created_at AT TIME ZONE 'UTC')::date, NEW.account_id % 16,
+      CASE WHEN NEW.reason = 'refund' THEN NEW.amount ELSE 0 END,
+      CASE WHEN NEW.reason = 'funding' THEN NEW.amount ELSE 0 END)
+    ON CONFLICT (day, shard) DO UPDATE
+      SET refunds = s.refunds + EXCLUDED.refunds, funding = s.funding + EXCLUDED.funding;
+    RETURN NULL;
+  END $$`,
+  `CREATE TRIGGER ledger_entries_stats AFTER INSERT ON ledger_entries
+    FOR EACH ROW WHEN (NEW.reason IN ('funding', 'refund')) EXECUTE FUNCTION bundles_stats_ledger()`,
+  `INSERT INTO stats_order_days (day, bundle_id, network_name, shard, orders, successful, sales)
+    SELECT (created_at AT TIME ZONE 'UTC')::date, bundle_id, network_name, account_id % 16, count(*),
+      count(*) FILTER (WHERE status = 'successful'), coalesce(sum(amount) FILTER (WHERE status = 'successful'), 0)
+    FROM orders WHERE mode = 'live' GROUP BY 1, 2, 3, 4`,
+  `INSERT INTO stats_ledger_days (day, shard, refunds, funding)
+    SELECT (l.created_at AT TIME ZONE 'UTC')::date, l.account_id % 16,
+      coalesce(sum(l.amount) FILTER (WHERE l.reason = 'refund'), 0),
+      coalesce(sum(l.amount) FILTER (WHERE l.reason = 'funding'), 0)
+    FROM ledger_entries l JOIN accounts a ON a.id = l.account_id
+    WHERE l.reason IN ('funding', 'refund') AND a.mode <> 'test' GROUP BY 1, 2`
+]
