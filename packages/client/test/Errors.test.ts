@@ -115,7 +115,7 @@ for (const target of targets) {
       assert.strictEqual(suspended.status, 200)
       const error = await rejection(createClient({ apiKey: key, baseUrl: server.baseUrl }).balance())
       assert.instanceOf(error, UnauthorizedError)
-      expect(error).toMatchObject({ status: 401, code: "Unauthorized", reason: "account_suspended" })
+      expect(error).toMatchObject({ status: 401, code: "unauthorized", reason: "account_suspended" })
       const effect = await effectError({ apiKey: key, baseUrl: server.baseUrl }, (c) => c.balance())
       expect(effect).toMatchObject({ _tag: "Unauthorized", reason: "account_suspended" })
     })
