@@ -33,7 +33,8 @@ import {
   startServer
 } from "./lib.mjs"
 
-const USAGE = `Usage: node bench/growth.mjs [--orders N] [--accounts N] [--share F] [--repeat N] [--pg URL] [--json FILE] [--keep]`
+const USAGE =
+  `Usage: node bench/growth.mjs [--orders N] [--accounts N] [--share F] [--repeat N] [--pg URL] [--json FILE] [--keep]`
 const opts = parseOptions(USAGE, {
   orders: { type: "string", default: "1000000" },
   accounts: { type: "string", default: "10" },
@@ -184,7 +185,10 @@ async function main() {
   )
   await server.stop()
   if (opts.json !== undefined) {
-    fs.writeFileSync(opts.json, JSON.stringify({ orders: ORDERS, accounts: ACCOUNTS, results, restartMs, emptyRestartMs }, null, 2))
+    fs.writeFileSync(
+      opts.json,
+      JSON.stringify({ orders: ORDERS, accounts: ACCOUNTS, results, restartMs, emptyRestartMs }, null, 2)
+    )
   }
   return 0
 }

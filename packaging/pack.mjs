@@ -22,10 +22,9 @@ const out = path.resolve(outIndex > 0 ? process.argv[outIndex + 1] : path.join(r
 const readJson = (file) => JSON.parse(fs.readFileSync(file, "utf8"))
 const manifest = (name) => readJson(path.join(packages, name, "package.json"))
 const run = (command, args, cwd) => {
-  // Without what pnpm tells the script it runs (npm would take its settings for its own).
-  const env = Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !/^npm_(lifecycle_|package_|config_verify_deps)/i.test(name))
-  )
+  // Without what pnpm tells the script it runs: npm would take pnpm's settings for its own
+  // (and warn about each); `npm pack` needs none of them.
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name)))
   const result = spawnSync(command, args, { cwd, env, stdio: ["ignore", "pipe", "inherit"], encoding: "utf8" })
   if (result.status !== 0) throw new Error(`${command} ${args.join(" ")} failed in ${cwd}`)
   return result.stdout

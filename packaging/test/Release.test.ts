@@ -218,6 +218,26 @@ console.log(JSON.stringify({
     assert.match(result.main, /^GHS \d+\.\d\d$/)
   })
 
+  it("every TypeScript snippet of docs/client.md compiles under `tsc --init`'s defaults", async () => {
+    const docs = fs.readFileSync(new URL("../../docs/client.md", import.meta.url), "utf8")
+    const snippets = [...docs.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((match) => match[1]!)
+    assert.isAtLeast(snippets.length, 4)
+    const dir = path.join(app, "snippets")
+    fs.mkdirSync(dir)
+    snippets.forEach((code, i) => fs.writeFileSync(path.join(dir, `snippet${i + 1}.ts`), code))
+    await sh(process.execPath, [tsc, "--init"], dir, envIn(home))
+    // The one change a Node app makes to the defaults: Node's types (`process`), from @types/node.
+    const typesNode = JSON.parse(fs.readFileSync(new URL("../../package.json", import.meta.url), "utf8"))
+      .devDependencies["@types/node"]
+    await install([`@types/node@${typesNode}`], app, envIn(home))
+    const config = fs.readFileSync(path.join(dir, "tsconfig.json"), "utf8")
+    assert.include(config, "\"types\": []")
+    fs.writeFileSync(path.join(dir, "tsconfig.json"), config.replace("\"types\": []", "\"types\": [\"node\"]"))
+    const checked = await exec(process.execPath, [tsc, "--noEmit", "-p", "."], { cwd: dir, env: envIn(home) })
+      .then(() => "", (error: any) => `${error.stdout}${error.stderr}`)
+    assert.strictEqual(checked, "")
+  })
+
   it("the client type-checks under strict TypeScript with moduleResolution node16 and bundler", async () => {
     fs.writeFileSync(
       path.join(app, "consumer.ts"),

@@ -1,7 +1,8 @@
 /**
  * The errors the Promise face throws: plain classes a `try/catch` narrows with `instanceof`.
  * Each API error carries what the contract's error carries, in camelCase, plus the HTTP
- * status, the contract's error name (`code`) and the server's request id for support.
+ * status, the error's stable snake_case `code` (as the server sends it) and the server's
+ * request id for support.
  * This module has no dependencies, so importing a class to test against costs nothing.
  */
 
@@ -15,7 +16,7 @@ export interface ApiErrorFields {
   readonly message: string
   /** The HTTP status. */
   readonly status: number
-  /** The contract's name of the error (`InsufficientBalance`, `ValidationError`, ...). */
+  /** The error's stable code, as the server's body has it (`insufficient_balance`, `validation_error`, ...). */
   readonly code: string
   /** The server's `X-Request-Id` of the response, when it had one. */
   readonly requestId?: string | undefined
@@ -28,7 +29,7 @@ export class ApiError extends BundlesError {
   override readonly name: string = "ApiError"
   /** The HTTP status. */
   readonly status: number
-  /** The contract's name of the error (`InsufficientBalance`, `ValidationError`, ...). */
+  /** The error's stable code, as the server's body has it (`insufficient_balance`, `validation_error`, ...). */
   readonly code: string
   /** The server's `X-Request-Id` of the response, when it had one: quote it to the operator. */
   readonly requestId: string | undefined

@@ -166,9 +166,21 @@ const pause = (ms: number, signal: AbortSignal | undefined) =>
 
 const isTimeout = (error: HttpClientError.RequestError) => Cause.isTimeoutException(error.cause)
 
+/**
+ * An error's one code, the body's stable snake_case `code` (`order_not_found`), so an app
+ * sees the same code the server sends and the docs list; an error without one (the
+ * platform's decode error) gets its name in that form.
+ */
+const codeOf = (error: { readonly _tag: string }): string =>
+  "code" in error && typeof error.code === "string"
+    ? error.code
+    : error._tag === "HttpApiDecodeError"
+    ? "bad_request"
+    : error._tag.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toLowerCase()
+
 /** Maps an error of the Effect face to its class here. `requestId` is the last response's. */
 export const fromEffectError = (error: FaceError, requestId: string | undefined): Errors.BundlesError => {
-  const base = (status: number) => ({ message: error.message, status, code: error._tag, requestId, cause: error })
+  const base = (status: number) => ({ message: error.message, status, code: codeOf(error), requestId, cause: error })
   switch (error._tag) {
     case "InsufficientBalance":
       return new Errors.InsufficientBalanceError({ ...base(400), balance: error.balance, required: error.required })
@@ -213,7 +225,7 @@ export const fromEffectError = (error: FaceError, requestId: string | undefined)
         ? new Errors.ServerError({
           message: `server error ${status}`,
           status,
-          code: "ServerError",
+          code: "server_error",
           requestId: id,
           cause: error
         })

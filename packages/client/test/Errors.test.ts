@@ -55,7 +55,7 @@ for (const target of targets) {
       const client = createClient({ apiKey: key, baseUrl: server.baseUrl })
       const error = await rejection(client.orders.create({ bundleId: bundle.id, phoneNumber: "0241234567" }))
       assert.instanceOf(error, InsufficientBalanceError)
-      expect(error).toMatchObject({ status: 400, code: "InsufficientBalance", balance: 100n, required: bundle.price })
+      expect(error).toMatchObject({ status: 400, code: "insufficient_balance", balance: 100n, required: bundle.price })
       assert.match((error as InsufficientBalanceError).requestId ?? "", /^req_/)
 
       const effect = await effectError(
@@ -77,7 +77,7 @@ for (const target of targets) {
       const client = createClient({ apiKey: key, baseUrl: server.baseUrl })
       const error = await rejection(client.orders.create({ bundle_id: inactive.id, phone_number: "0201234567" }))
       assert.instanceOf(error, BundleUnavailableError)
-      expect(error).toMatchObject({ status: 400, code: "BundleUnavailable" })
+      expect(error).toMatchObject({ status: 400, code: "bundle_unavailable" })
       const effect = await effectError(
         { apiKey: key, baseUrl: server.baseUrl },
         (c) => c.placeOrder({ bundle_id: inactive.id, phone_number: "0201234567" })
@@ -89,7 +89,7 @@ for (const target of targets) {
       const unknown = createClient({ apiKey: "not-a-key", baseUrl: server.baseUrl })
       const error = await rejection(unknown.balance())
       assert.instanceOf(error, UnauthorizedError)
-      expect(error).toMatchObject({ status: 401, code: "Unauthorized" })
+      expect(error).toMatchObject({ status: 401, code: "unauthorized" })
 
       const { key, id } = await server.account()
       await server.revokeKeys(id)
@@ -115,7 +115,7 @@ for (const target of targets) {
       assert.strictEqual(suspended.status, 200)
       const error = await rejection(createClient({ apiKey: key, baseUrl: server.baseUrl }).balance())
       assert.instanceOf(error, UnauthorizedError)
-      expect(error).toMatchObject({ status: 401, code: "Unauthorized", reason: "account_suspended" })
+      expect(error).toMatchObject({ status: 401, code: "unauthorized", reason: "account_suspended" })
       const effect = await effectError({ apiKey: key, baseUrl: server.baseUrl }, (c) => c.balance())
       expect(effect).toMatchObject({ _tag: "Unauthorized", reason: "account_suspended" })
     })
@@ -126,7 +126,7 @@ for (const target of targets) {
       const error = await rejection(client.bundles(999_999))
       assert.instanceOf(error, NetworkNotFoundError)
       assert.instanceOf(error, NotFoundError)
-      expect(error).toMatchObject({ status: 404, code: "NetworkNotFound" })
+      expect(error).toMatchObject({ status: 404, code: "network_not_found" })
       const effect = await effectError({ apiKey: key, baseUrl: server.baseUrl }, (c) => c.bundles(999_999))
       assert.strictEqual(effect._tag, "NetworkNotFound")
     })
@@ -137,7 +137,7 @@ for (const target of targets) {
       const error = await rejection(client.orders.get("ORD-000000000000"))
       assert.instanceOf(error, OrderNotFoundError)
       assert.instanceOf(error, NotFoundError)
-      expect(error).toMatchObject({ status: 404, code: "OrderNotFound" })
+      expect(error).toMatchObject({ status: 404, code: "order_not_found" })
       // Unencoded, "../balance" would reach GET /balance.
       assert.instanceOf(await rejection(client.orders.get("../balance")), NotFoundError)
       const effect = await effectError(
@@ -152,7 +152,7 @@ for (const target of targets) {
       const client = createClient({ apiKey: key, baseUrl: server.baseUrl })
       const unknownBundle = await rejection(client.orders.create({ bundleId: 999_999, phoneNumber: "0241234567" }))
       assert.instanceOf(unknownBundle, ValidationError)
-      expect(unknownBundle).toMatchObject({ status: 422, code: "ValidationError" })
+      expect(unknownBundle).toMatchObject({ status: 422, code: "validation_error" })
       assert.deepStrictEqual(Object.keys((unknownBundle as ValidationError).errors), ["bundleId"])
       assert.match((unknownBundle as ValidationError).requestId ?? "", /^req_/)
 
@@ -215,7 +215,7 @@ for (const target of targets) {
       await client.networks()
       const error = await rejection(client.networks())
       assert.instanceOf(error, RateLimitedError)
-      expect(error).toMatchObject({ status: 429, code: "RateLimited" })
+      expect(error).toMatchObject({ status: 429, code: "rate_limited" })
       const { retryAfter } = error as RateLimitedError
       assert.isTrue(retryAfter >= 1 && retryAfter <= 61, `retryAfter ${retryAfter}`)
 
@@ -242,7 +242,7 @@ for (const target of targets) {
       proxy.script("GET", "/api/v1/balance", fail500, fail500)
       const error = await rejection(createClient({ apiKey: key, baseUrl: proxy.baseUrl, retry: false }).balance())
       assert.instanceOf(error, ServerError)
-      expect(error).toMatchObject({ status: 500, code: "ServerError", requestId: "req_0123456789abcdef" })
+      expect(error).toMatchObject({ status: 500, code: "server_error", requestId: "req_0123456789abcdef" })
       const effect = await effectError({ apiKey: key, baseUrl: proxy.baseUrl, retry: false }, (c) => c.balance())
       assert.strictEqual(effect._tag, "ServerError")
       if (effect._tag === "ServerError") assert.strictEqual(effect.request_id, "req_0123456789abcdef")
@@ -271,7 +271,12 @@ for (const target of targets) {
       for (const [error, status, expected] of cases) {
         const thrown = await rejection(client.balance())
         assert.instanceOf(thrown, expected)
-        expect(thrown).toMatchObject({ status, code: error._tag, message: error.message, requestId: `req_${status}` })
+        expect(thrown).toMatchObject({
+          status,
+          code: (error as any).code,
+          message: error.message,
+          requestId: `req_${status}`
+        })
       }
     })
 

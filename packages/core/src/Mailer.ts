@@ -18,10 +18,11 @@
  */
 import { ApiError, Mail, Page as PageContract } from "@databundle/contract"
 import { SqlClient } from "@effect/sql"
-import { Cause, Config, Context, Data, Duration, Effect, Layer, Queue, Schema } from "effect"
+import { Config, Context, Data, Duration, Effect, Layer, Queue, Schema } from "effect"
 import { Int8Number, orDie, rowsOf } from "./Database.js"
 import * as Page from "./Page.js"
 import { Settings } from "./Settings.js"
+import * as Worker from "./Worker.js"
 
 /** A message to send. */
 export interface Message {
@@ -261,11 +262,10 @@ export class Mailer extends Effect.Service<Mailer>()("core/Mailer", {
 
     /** Runs forever: the sender, woken by new email and polling for retries that fall due. */
     const runSender = transport.sends
-      ? processDue.pipe(
-        Effect.catchAllCause((cause) => Effect.logWarning("mail sender failed", Cause.pretty(cause))),
-        Effect.zipRight(Effect.raceFirst(Queue.take(wake), Effect.sleep(settings.pollInterval))),
-        Effect.forever
-      )
+      ? Worker.supervise("mail sender", processDue, {
+        interval: settings.pollInterval,
+        idle: Effect.raceFirst(Queue.take(wake), Effect.sleep(settings.pollInterval))
+      })
       : Effect.never
 
     /**

@@ -27,7 +27,7 @@ import {
 } from "@databundle/contract"
 import { SqlClient, SqlSchema, type Statement } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Cause, Clock, Data, Duration, Effect, Either, Option, Schedule, Schema } from "effect"
+import { Cause, Clock, Data, Duration, Effect, Either, Option, Schema } from "effect"
 import { Commissions } from "./Commissions.js"
 import { Int8, isUniqueViolation, orDie, rowsOf } from "./Database.js"
 import { type FulfillmentOutcome, FulfillmentProvider, simulator } from "./Fulfillment.js"
@@ -48,6 +48,7 @@ import { Settings } from "./Settings.js"
 import * as Tokens from "./Tokens.js"
 import { Wallet } from "./Wallet.js"
 import { Webhooks } from "./Webhooks.js"
+import * as Worker from "./Worker.js"
 
 /** The result of POST /orders. */
 export interface Placement {
@@ -565,10 +566,7 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
     }).pipe(orDie, Effect.withSpan("Orders.processDue"))
 
     /** Runs forever: the database-driven fulfilment worker. */
-    const runFulfilment = processDue.pipe(
-      Effect.catchAllCause((cause) => Effect.logWarning("fulfilment worker failed", cause)),
-      Effect.repeat(Schedule.spaced(settings.pollInterval))
-    )
+    const runFulfilment = Worker.supervise("fulfilment worker", processDue, { interval: settings.pollInterval })
 
     return { place, get, list, adminList, adminGet, resolve, processDue, runFulfilment }
   })

@@ -12,13 +12,14 @@
  */
 import { Account, ApiError, Page as PageContract, Payment } from "@databundle/contract"
 import { SqlClient } from "@effect/sql"
-import { Cause, Clock, Duration, Effect, Option, Schedule, Schema } from "effect"
+import { Cause, Clock, Duration, Effect, Option, Schema } from "effect"
 import { Int8, isUniqueViolation, orDie, rowsOf } from "./Database.js"
 import * as Page from "./Page.js"
 import { type CollectionOutcome, PaymentProvider } from "./PaymentProvider.js"
 import { Settings } from "./Settings.js"
 import * as Tokens from "./Tokens.js"
 import { Wallet } from "./Wallet.js"
+import * as Worker from "./Worker.js"
 
 /** How people call each method. */
 export const METHOD_LABELS: Record<Payment.PaymentMethod, string> = {
@@ -413,10 +414,7 @@ export class Payments extends Effect.Service<Payments>()("core/Payments", {
     }).pipe(orDie, Effect.withSpan("Payments.processDue"))
 
     /** Runs forever: the database-driven collection worker. */
-    const runCollection = processDue.pipe(
-      Effect.catchAllCause((cause) => Effect.logWarning("payment worker failed", cause)),
-      Effect.repeat(Schedule.spaced(settings.pollInterval))
-    )
+    const runCollection = Worker.supervise("payment worker", processDue, { interval: settings.pollInterval })
 
     /**
      * Records that the provider reversed a payment already credited: the time and its reason,

@@ -16,6 +16,7 @@ import { SqlClient } from "@effect/sql"
 import { Context, Effect, Layer, Schedule } from "effect"
 import { orDie } from "./Database.js"
 import { prepared } from "./Prepared.js"
+import * as Worker from "./Worker.js"
 
 /** The limited scopes: the spec's three, the dashboard's, and failed authentications per client address. */
 export type Scope = RateLimit.RateLimitScope | RateLimit.DashboardRateLimitScope | "auth"
@@ -195,10 +196,7 @@ export const layerSql: Layer.Layer<RateLimiter, never, SqlClient.SqlClient> = La
       WHERE bucket <= floor(extract(epoch FROM clock_timestamp()))::bigint - ${WINDOW_BUCKETS}
     `)
     yield* Effect.forkScoped(
-      Effect.repeat(
-        Effect.catchAllCause(sweep, (cause) => Effect.logWarning("rate limit sweep failed", cause)),
-        Schedule.spaced("60 seconds")
-      )
+      Worker.supervise("rate limit sweep", sweep, { interval: "60 seconds" })
     )
 
     const run = (subject: string, quotas: ReadonlyArray<Quota>, count: boolean) =>

@@ -11,10 +11,11 @@
 import { Webhook } from "@databundle/contract"
 import { HttpClient, HttpClientError, HttpClientRequest } from "@effect/platform"
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { Clock, Duration, Effect, Ref, Schedule, Schema } from "effect"
+import { Clock, Duration, Effect, Ref, Schema } from "effect"
 import { orDie } from "./Database.js"
 import { Settings } from "./Settings.js"
 import * as UrlCredentials from "./UrlCredentials.js"
+import * as Worker from "./Worker.js"
 
 /** The `User-Agent` of every delivery (and of the operator's alerts, which are shaped alike). */
 export const USER_AGENT = "databundle-webhooks/1"
@@ -212,10 +213,7 @@ export class WebhookDelivery extends Effect.Service<WebhookDelivery>()("core/Web
           )
         }
       })
-      return yield* tick.pipe(
-        Effect.catchAllCause((cause) => Effect.logWarning("webhook delivery failed", cause)),
-        Effect.repeat(Schedule.spaced(settings.pollInterval))
-      )
+      return yield* Worker.supervise("webhook worker", tick, { interval: settings.pollInterval })
     })
 
     return { deliverDue, run }

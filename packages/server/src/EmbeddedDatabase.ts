@@ -7,8 +7,8 @@
 import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { pipeline } from "node:stream/promises"
 import { Writable } from "node:stream"
+import { pipeline } from "node:stream/promises"
 import * as v8 from "node:v8"
 import * as zlib from "node:zlib"
 

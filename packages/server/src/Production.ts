@@ -72,7 +72,10 @@ export const problems = (options: { readonly demo: boolean }) =>
       add("BUNDLES_SMTP_URL", "the mail server for the dashboard's verification and password-reset email")
     }
     if (Option.isNone(yield* setting("BUNDLES_PROVIDER"))) {
-      add("BUNDLES_PROVIDER", "choose fulfilment explicitly: upstream (simulator delivers no data; only on purpose)")
+      add(
+        "BUNDLES_PROVIDER",
+        "choose fulfilment explicitly: upstream or reloadly (simulator delivers no data; only on purpose)"
+      )
     }
     if (Option.isNone(yield* setting("BUNDLES_PAYMENTS_PROVIDER"))) {
       add(
