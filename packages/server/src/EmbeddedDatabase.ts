@@ -7,8 +7,8 @@
 import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { pipeline } from "node:stream/promises"
 import { Writable } from "node:stream"
+import { pipeline } from "node:stream/promises"
 import * as v8 from "node:v8"
 import * as zlib from "node:zlib"
 
@@ -76,7 +76,7 @@ const field = (header: Buffer, offset: number, length: number) => {
  * in memory. Any other entry type, or a name leaving `root`, is an error.
  */
 const untarInto = (root: string): Writable => {
-  let pending = Buffer.alloc(0)
+  let pending: Buffer = Buffer.alloc(0)
   let file: { fd: number; left: number; pad: number } | undefined
   let ended = false
   const consume = () => {
