@@ -86,4 +86,3 @@ INSERT INTO stats_ledger_days (day, shard, refunds, funding)
   WHERE l.reason IN ('funding', 'refund') AND a.mode <> 'test' GROUP BY 1, 2;
 
 COMMIT;
-ANALYZE;

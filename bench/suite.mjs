@@ -14,7 +14,8 @@
 //   bundles --version                 vs  node -e 0
 //
 // with the CPU each request cost the server (its processes' own process.cpuUsage) and their
-// resident memory. About 4 to 5 minutes by default; the 5-minute memory run of the embedded
+// resident memory (with the embedded server's first start and idle memory, bench/footprint.mjs).
+// About 4 to 5 minutes by default; the 5-minute memory run of the embedded
 // database is separate: `pnpm bench:memory`.
 //
 //   pnpm bench                      # 10 s per scenario after a 2 s warm-up, 8 connections
@@ -370,6 +371,15 @@ runMain("bench suite", async () => {
   if (!SKIP.has("embedded") && !runState.interrupted) {
     console.log("\n== embedded database (PGlite)")
     figures.embedded = await loadTest("embedded", ["--embedded", "--scenarios", "orders,networks"])
+    console.log("\n== embedded server's memory: a first serve --demo, then a restart left idle")
+    const file = path.join(os.tmpdir(), `bundles-footprint-${process.pid}.json`)
+    const footprint = spawnSync(process.execPath, [path.join(ROOT, "bench/footprint.mjs"), "--json", file], {
+      stdio: "inherit"
+    })
+    if (footprint.status === 0 && fs.existsSync(file)) {
+      figures.footprint = JSON.parse(fs.readFileSync(file, "utf8"))
+      fs.rmSync(file, { force: true })
+    }
   }
   if (!SKIP.has("cli") && !runState.interrupted) {
     console.log("\n== bundles --version cold start")
@@ -528,6 +538,24 @@ runMain("bench suite", async () => {
       `Postgres: ${fmt(networks?.rps, 0)} req/s`,
       ratio(embeddedNetworks.rps, networks?.rps),
       "reported"
+    )
+  }
+  if (figures.footprint) {
+    const { firstStart, restart } = figures.footprint
+    const underMb = (kb, limit) => verdict(kb === undefined ? undefined : kb / 1024 <= limit)
+    row(
+      "embedded server RSS: a first serve --demo, at any moment (VmHWM)",
+      `${mb(firstStart.peakKb)}, ready in ${fmt(firstStart.readyMs / 1000, 1)} s`,
+      "a 1 GB machine beside its OS",
+      undefined,
+      `≤ 300 MB: ${underMb(firstStart.peakKb, 300)}`
+    )
+    row(
+      `embedded server RSS: idle ${restart.idleSeconds} s after a restart`,
+      `${mb(restart.idleKb)} (${mb(restart.idle10Kb)} at 10 s)`,
+      "a 1 GB machine beside its OS",
+      undefined,
+      `≤ 200 MB: ${underMb(restart.idleKb, 200)}`
     )
   }
   if (figures.cli) {

@@ -482,9 +482,20 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
         conditions.push(sql`o.phone_national = ${Phone.nationalDigits(query.phone_number)}`)
       }
       const where = sql.and(conditions)
+      // Every account keeps its count of orders (its mode's): with no filter but the mode, or the
+      // account, the total is a sum of those, not a count of the orders, which grows with them.
+      const kept = query.older_than === undefined && query.status === undefined && query.reference === undefined &&
+        query.phone_number === undefined
+      const accounts = [sql`mode = ${query.mode ?? "live"}`]
+      if (query.account_id !== undefined) {
+        accounts.push(sql`(id = ${query.account_id} OR live_account_id = ${query.account_id})`)
+      }
+      const total = kept
+        ? sql<{ total: string }>`SELECT coalesce(sum(order_count), 0) AS total FROM accounts WHERE ${sql.and(accounts)}`
+        : countWhere(where)
       const result = yield* listWhere(
         where,
-        countWhere(where),
+        total,
         Page.resolve(query, PageContract.ADMIN_LISTS),
         query.sort === "oldest"
       )

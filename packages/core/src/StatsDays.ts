@@ -1,6 +1,7 @@
 /**
  * The rollups behind the console's daily figures (migration 0022): what they hold, the
- * triggers that keep them, and their start from the rows already there.
+ * triggers that keep them, and their start from the rows already there; with it, the orders'
+ * search indexes put in an order the operator's searches can use too.
  */
 // The console's daily figures (GET /stats) read rollups instead of the orders and the ledger of
 // the whole range, which grow with the business. Each day's rollup is kept by triggers in the
@@ -69,6 +70,13 @@ export const statsDays: ReadonlyArray<string> = [
   END $$`,
   `CREATE TRIGGER ledger_entries_stats AFTER INSERT ON ledger_entries
     FOR EACH ROW WHEN (NEW.reason IN ('funding', 'refund')) EXECUTE FUNCTION bundles_stats_ledger()`,
+  // The operator's search by number (every account) and the reseller's (one account) share one
+  // index, led by the number; the operator's search by reference likewise shares the uniqueness of
+  // an account's references. The same entries as before, in an order both searches can use.
+  `DROP INDEX orders_account_phone`,
+  `CREATE INDEX orders_phone_account ON orders (phone_national, account_id)`,
+  `ALTER TABLE orders DROP CONSTRAINT orders_account_id_reference_key`,
+  `ALTER TABLE orders ADD CONSTRAINT orders_reference_account_key UNIQUE (reference, account_id)`,
   `INSERT INTO stats_order_days (day, bundle_id, network_name, shard, orders, successful, sales)
     SELECT (created_at AT TIME ZONE 'UTC')::date, bundle_id, network_name, account_id % 16, count(*),
       count(*) FILTER (WHERE status = 'successful'), coalesce(sum(amount) FILTER (WHERE status = 'successful'), 0)

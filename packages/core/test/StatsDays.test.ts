@@ -2,7 +2,8 @@
  * The console's daily figures come from rollups kept by triggers (migration 0022): after every
  * kind of write they count (orders delivered, failed and refunded, left pending then resolved
  * either way by the worker or the operator, a test account's play money, funding), on several
- * days, they equal the figures computed from the orders and the ledger themselves.
+ * days, they equal the figures computed from the orders and the ledger themselves. The operator's
+ * order list takes its unfiltered totals from the accounts' kept counts: they equal the orders too.
  */
 import { type Account } from "@databundle/contract"
 import { SqlClient } from "@effect/sql"
@@ -135,6 +136,22 @@ for (const target of targets) {
           const final = yield* assertExact("after the worker's settlement")
           assert.isTrue(final.daily.some((d) => d[3] !== 0n), "refunds counted")
           assert.isTrue(final.networks.length >= 2, "sales on two networks")
+
+          // The operator's list totals kept by the accounts equal the orders counted, filtered or not.
+          const counted = (where: string) =>
+            sql.unsafe<{ n: string }>(`SELECT count(*) AS n FROM orders WHERE ${where}`).pipe(
+              Effect.map(([row]) => Number(row!.n))
+            )
+          const total = (query: Parameters<typeof orders.adminList>[0]) =>
+            Effect.map(orders.adminList({ page: 1, per_page: 5, ...query }), (page) => page.pagination.total)
+          assert.strictEqual(yield* total({}), yield* counted("mode = 'live'"))
+          assert.strictEqual(yield* total({ mode: "test" }), yield* counted("mode = 'test'"))
+          assert.strictEqual(yield* total({ account_id: account }), yield* counted(`account_id = ${account}`))
+          assert.strictEqual(
+            yield* total({ account_id: account, mode: "test" }),
+            yield* counted(`account_id = ${test}`)
+          )
+          assert.strictEqual(yield* total({ status: "failed" }), yield* counted("mode = 'live' AND status = 'failed'"))
         })))
     })
   })

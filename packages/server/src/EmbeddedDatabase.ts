@@ -144,7 +144,12 @@ export const fromTemplate = (dir: string, template: string | undefined): Effect.
     const staging = `${dir}.new-${process.pid}`
     fs.rmSync(staging, { recursive: true, force: true })
     fs.mkdirSync(staging, { recursive: true, mode: 0o700 })
-    await pipeline(fs.createReadStream(template), zlib.createGunzip(), untarInto(staging))
+    try {
+      await pipeline(fs.createReadStream(template), zlib.createGunzip(), untarInto(staging))
+    } catch (error) {
+      fs.rmSync(staging, { recursive: true, force: true })
+      throw error
+    }
     fs.rmSync(dir, { recursive: true, force: true })
     fs.renameSync(staging, dir)
     return true

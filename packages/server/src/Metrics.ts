@@ -128,8 +128,16 @@ export class Metrics extends Effect.Service<Metrics>()("server/Metrics", {
       name: "bundles_orders",
       help: "Live orders in the database by status (test keys' orders are not counted)",
       labelNames: ["status"],
+      // From the console's daily rollups (kept exact by triggers, migration 0022) and the pending
+      // orders' partial index, not a count of every order: a scrape's cost must not grow with history.
+      // Every live order is counted in its day's `orders`; those not successful nor pending failed.
       query: sql<{ status: string; count: number }>`
-        SELECT status, count(*)::int AS count FROM orders WHERE mode = 'live' GROUP BY status`,
+        WITH r AS (SELECT coalesce(sum(orders), 0) AS orders, coalesce(sum(successful), 0) AS successful
+          FROM stats_order_days),
+        p AS (SELECT count(*) AS pending FROM orders WHERE status = 'pending' AND mode = 'live')
+        SELECT 'successful' AS status, r.successful::int AS count FROM r
+        UNION ALL SELECT 'pending', p.pending::int FROM p
+        UNION ALL SELECT 'failed', (r.orders - r.successful - p.pending)::int FROM r, p`,
       set: (gauge, rows) => {
         for (const status of ["pending", "successful", "failed"]) gauge.set({ status }, 0)
         for (const row of rows) gauge.set({ status: row.status }, Number(row.count))

@@ -116,6 +116,17 @@ for (const target of targets) {
           )
           // The database's figures: the order is pending, and young.
           assert.isAtLeast(sample(after.samples, "bundles_orders", { status: "pending" }), 1)
+          // Read from the daily rollups and the pending index, they are the orders counted.
+          const sql = yield* SqlClient.SqlClient
+          const counted = yield* sql<{ status: string; n: number }>`
+            SELECT status, count(*)::int AS n FROM orders WHERE mode = 'live' GROUP BY status`
+          for (const status of ["pending", "successful", "failed"]) {
+            assert.strictEqual(
+              sample(after.samples, "bundles_orders", { status }),
+              counted.find((row) => row.status === status)?.n ?? 0,
+              status
+            )
+          }
           assert.isAtLeast(sample(after.samples, "bundles_pending_orders", { age: "under_1m" }), 1)
           assert.isAbove(sample(after.samples, "bundles_oldest_pending_order_age_seconds"), 0)
           assert.include(after.text, "process_cpu_user_seconds_total")
