@@ -96,6 +96,9 @@ const server = (staging) => {
   copy(path.join(packages, "dashboard/dist"), path.join(dir, "dist/dashboard"))
   // Demo.ts looks for the demo catalogue beside the bundle first.
   fs.copyFileSync(path.join(root, "examples/catalog.json"), path.join(dir, "dist/catalog.json"))
+  // A new data directory is unpacked from this template (made by the build), not made by
+  // PGlite's initdb, whose extra engines take a first start to about 900 MB.
+  fs.copyFileSync(path.join(packages, "server/dist/pgdata.tar.gz"), path.join(dir, "dist/pgdata.tar.gz"))
   return dir
 }
 

@@ -135,6 +135,8 @@ describe("the release tarballs, installed with npm outside the workspace", () =>
     const serverPkg = assertPublished(path.join(lib, "server"), "@databundle/server")
     assert.deepStrictEqual(serverPkg.bin, { "bundles-server": "./dist/bin.mjs" })
     assert.deepStrictEqual(Object.keys(serverPkg.dependencies), ["@electric-sql/pglite"])
+    // The data directory's template travels beside the binary, so a first start needs no initdb.
+    assert.isTrue(fs.existsSync(path.join(lib, "server/dist/pgdata.tar.gz")))
     const cliPkg = assertPublished(path.join(lib, "cli"), "@databundle/cli")
     assert.deepStrictEqual(cliPkg.bin, { bundles: "./dist/bundles.mjs" })
     assert.isUndefined(cliPkg.dependencies)
