@@ -20,6 +20,7 @@ import {
   auditCheck,
   buildServer,
   checkBinary,
+  commissionChecks,
   createAccount,
   DEFAULT_PG,
   fetchOrders,
@@ -47,6 +48,7 @@ import {
   scanServerLogs,
   seededRandom,
   sleep,
+  startCommissions,
   startServer,
   tally
 } from "./lib.mjs"
@@ -313,6 +315,9 @@ async function main() {
     accounts.push({ ...plan, ...created })
     funded.set(created.id, pesewas(plan.funds))
   }
+  // Commissions on: every order earns an agent and a referrer, settled across the crashes too.
+  const earners = await startCommissions(admin(), accounts.map((a) => a.id))
+  log(`commissions on: agent ${earners.agent}, referrer ${earners.referrer} (2 %)`)
   const bundles = await activeBundles(apiClient(server.url, accounts[0].apiKey))
   orderBundles = bundles.slice(0, 8)
   for (const b of bundles) bundlePrice.set(b.id, pesewas(b.price))
@@ -523,6 +528,9 @@ async function main() {
 
   const money = await moneyChecks(pg, db.name, funded)
   for (const issue of money.issues) problem(`money: ${issue}`)
+  const commissions = await commissionChecks(pg, db.name)
+  for (const issue of commissions.issues) problem(`commissions: ${issue}`)
+  console.log(`  commissions        ${JSON.stringify(commissions.figures)}`)
   const logs = await scanServerLogs(started)
   if (logs.status500 > 0) problem(`the server logs hold ${logs.status500} requests answered 500`)
   if (logs.errorLines > 0) problem(`the server logs hold ${logs.errorLines} ERROR lines`)

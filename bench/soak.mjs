@@ -20,6 +20,7 @@ import {
   auditCheck,
   buildServer,
   checkBinary,
+  commissionChecks,
   createAccount,
   DEFAULT_PG,
   fetchOrders,
@@ -46,6 +47,7 @@ import {
   scanServerLogs,
   seededRandom,
   sleep,
+  startCommissions,
   startServer,
   tally
 } from "./lib.mjs"
@@ -817,6 +819,9 @@ async function main() {
   bulk = accounts.filter((x) => x.role === "bulk")
   tight = accounts.find((x) => x.role === "tight")
   limited = accounts.filter((x) => x.role === "limited")
+  // Commissions on: every order of the bulk and tight accounts earns an agent and a referrer.
+  const earners = await startCommissions(admin, [...bulk, tight].map((x) => x.id))
+  log(`commissions on: agent ${earners.agent}, referrer ${earners.referrer} (2 %) for the bulk and tight accounts`)
   const bundles = await allBundles(apiClient(a.url, bulk[0].apiKey))
   for (const bundle of bundles) bundleById.set(bundle.id, { ...bundle, pesewas: pesewas(bundle.price) })
   orderBundles = bundles.filter((x) => x.is_active).slice(0, 8)
@@ -1012,6 +1017,9 @@ async function main() {
 
   const money = await moneyChecks(pg, db.name, funded)
   for (const issue of money.issues) problem(`money: ${issue}`)
+  const commissions = await commissionChecks(pg, db.name)
+  for (const issue of commissions.issues) problem(`commissions: ${issue}`)
+  console.log(`  commissions        ${JSON.stringify(commissions.figures)}`)
 
   const logs = await scanServerLogs(servers)
   if (logs.status500 > 0) problem(`the server logs hold ${logs.status500} requests answered 500`)
