@@ -22,7 +22,8 @@ const DailyRow = Schema.Struct({
   sales: Int8,
   // Refunds are credits (positive in the ledger): shown as the amount refunded.
   refunds: Int8,
-  funding: Int8
+  funding: Int8,
+  commissions: Int8
 })
 
 /** An hour's orders by status. */
@@ -78,15 +79,17 @@ export class Stats extends Effect.Service<Stats>()("core/Stats", {
         l AS (
           SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS date,
             coalesce(sum(amount) FILTER (WHERE reason = 'refund'), 0) AS refunds,
-            coalesce(sum(amount) FILTER (WHERE reason = 'funding'), 0) AS funding
+            coalesce(sum(amount) FILTER (WHERE reason = 'funding'), 0) AS funding,
+            coalesce(sum(amount) FILTER (WHERE reason IN ('commission', 'commission_reversal')), 0) AS commissions
           FROM ledger_entries
-          WHERE created_at >= ${firstDay} AND reason IN ('funding', 'refund')
+          WHERE created_at >= ${firstDay} AND reason IN ('funding', 'refund', 'commission', 'commission_reversal')
             -- Test wallets' play money is no business figure.
             AND account_id NOT IN (SELECT id FROM accounts WHERE mode = 'test')
           GROUP BY 1
         )
         SELECT days.date, coalesce(o.orders, 0) AS orders, coalesce(o.sales, 0) AS sales,
-          coalesce(l.refunds, 0) AS refunds, coalesce(l.funding, 0) AS funding
+          coalesce(l.refunds, 0) AS refunds, coalesce(l.funding, 0) AS funding,
+          coalesce(l.commissions, 0) AS commissions
         FROM days LEFT JOIN o USING (date) LEFT JOIN l USING (date)
         ORDER BY days.date
       `
