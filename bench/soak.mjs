@@ -20,7 +20,6 @@ import {
   auditCheck,
   buildServer,
   checkBinary,
-  commissionChecks,
   createAccount,
   DEFAULT_PG,
   fetchOrders,
@@ -820,8 +819,7 @@ async function main() {
   tight = accounts.find((x) => x.role === "tight")
   limited = accounts.filter((x) => x.role === "limited")
   // Commissions on: every order of the bulk and tight accounts earns an agent and a referrer.
-  const earners = await startCommissions(admin, [...bulk, tight].map((x) => x.id))
-  log(`commissions on: agent ${earners.agent}, referrer ${earners.referrer} (2 %) for the bulk and tight accounts`)
+  await startCommissions(admin, [...bulk, tight].map((x) => x.id))
   const bundles = await allBundles(apiClient(a.url, bulk[0].apiKey))
   for (const bundle of bundles) bundleById.set(bundle.id, { ...bundle, pesewas: pesewas(bundle.price) })
   orderBundles = bundles.filter((x) => x.is_active).slice(0, 8)
@@ -1017,9 +1015,6 @@ async function main() {
 
   const money = await moneyChecks(pg, db.name, funded)
   for (const issue of money.issues) problem(`money: ${issue}`)
-  const commissions = await commissionChecks(pg, db.name)
-  for (const issue of commissions.issues) problem(`commissions: ${issue}`)
-  console.log(`  commissions        ${JSON.stringify(commissions.figures)}`)
 
   const logs = await scanServerLogs(servers)
   if (logs.status500 > 0) problem(`the server logs hold ${logs.status500} requests answered 500`)
