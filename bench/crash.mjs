@@ -1,13 +1,11 @@
 #!/usr/bin/env node
-// Crash test: order load on a server process, `kill -9` at a random moment, restart on the same
-// database, retry every request whose answer was lost, and after a few such cycles let the
-// fulfilment worker recover what the crashes left pending; then audit: every acknowledged order
-// exists once as acknowledged, no order debited or refunded twice, wallets equal their ledgers
-// and what was funded minus what was spent, nothing negative, nothing left pending.
-//
+// Crash test: order load (commissions on) on a server process, `kill -9` at a random moment,
+// restart on the same database, retry every request whose answer was lost, and after a few such
+// cycles let the worker recover what the crashes left pending; then audit: every acknowledged
+// order exists once, no order debited, refunded or commissioned twice, wallets equal their
+// ledgers and what was funded minus what was spent, nothing negative, nothing left pending.
 //   node bench/crash.mjs                # 3 cycles of 2–5 s of load, then the recovery
 //   node bench/crash.mjs --cycles 5 --seed 42
-//
 // See bench/README.md. Only 127.0.0.1 is ever targeted; a run takes about a minute (the
 // server checks an order whose fulfilment was never recorded 30 s after it was placed).
 import { randomBytes } from "node:crypto"
@@ -47,6 +45,7 @@ import {
   scanServerLogs,
   seededRandom,
   sleep,
+  startCommissions,
   startServer,
   tally
 } from "./lib.mjs"
@@ -313,6 +312,7 @@ async function main() {
     accounts.push({ ...plan, ...created })
     funded.set(created.id, pesewas(plan.funds))
   }
+  await startCommissions(admin(), accounts.map((a) => a.id))
   const bundles = await activeBundles(apiClient(server.url, accounts[0].apiKey))
   orderBundles = bundles.slice(0, 8)
   for (const b of bundles) bundlePrice.set(b.id, pesewas(b.price))

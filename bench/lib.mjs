@@ -767,6 +767,63 @@ export async function createAccount(admin, { name, funds = 0, limits, note = "be
   return { id: account.id, apiKey: key.api_key, keyId: key.id, prefix: key.prefix }
 }
 
+/**
+ * Turns the agent and referral programmes on for `linked` accounts: an agent in the `agent`
+ * price group and a referrer, both linked to every one of them, and a referral rate of 2 %.
+ */
+export async function startCommissions(admin, linked) {
+  const agent = await admin("POST", "/accounts", { name: "bench agent", price_group: "agent" }, [201])
+  const referrer = await admin("POST", "/accounts", { name: "bench referrer" }, [201])
+  for (const id of linked) await admin("PATCH", `/accounts/${id}`, { agent_id: agent.id, referred_by: referrer.id })
+  await admin("PUT", "/commissions", { referral_percent: 2 })
+  log(`commissions on: agent ${agent.id}, referrer ${referrer.id} (2 %) for accounts ${linked.join(", ")}`)
+  return { agent: agent.id, referrer: referrer.id }
+}
+
+/**
+ * Every successful order of an account with an agent or a referrer holds exactly the
+ * commissions it earns (the agent's price difference when positive, 2 % rounded down), and no
+ * other order holds any; the earners' wallets equal what their commissions sum to.
+ */
+async function commissionChecks(pg, database) {
+  const figures = await pg.sqlJson(
+    `WITH expected AS (
+       SELECT o.id, 'agent' AS wallet, a.agent_id AS earner,
+         o.amount - COALESCE(p.price, b.base_price) AS amount
+       FROM orders o JOIN accounts a ON a.id = o.account_id JOIN accounts ag ON ag.id = a.agent_id
+       JOIN bundles b ON b.id = o.bundle_id
+       LEFT JOIN bundle_prices p ON p.bundle_id = b.id AND p.price_group_id = ag.price_group_id
+       WHERE o.status = 'successful' AND o.mode = 'live'
+       UNION ALL
+       SELECT o.id, 'referral', a.referred_by, o.amount * (SELECT referral_bps FROM commission_rates) / 10000
+       FROM orders o JOIN accounts a ON a.id = o.account_id
+       WHERE o.status = 'successful' AND o.mode = 'live' AND a.referred_by IS NOT NULL
+     ),
+     paid AS (
+       SELECT order_id AS id, wallet, account_id AS earner, sum(amount) AS amount, count(*) AS entries
+       FROM ledger_entries WHERE reason IN ('commission', 'commission_reversal') GROUP BY order_id, wallet, account_id
+     )
+     SELECT json_build_object(
+       'expected', (SELECT count(*) FROM expected WHERE amount > 0),
+       'paid', (SELECT count(*) FROM paid),
+       'missing_or_wrong', (SELECT count(*) FROM expected e WHERE e.amount > 0 AND NOT EXISTS (
+         SELECT 1 FROM paid p WHERE p.id = e.id AND p.wallet = e.wallet AND p.earner = e.earner
+           AND p.amount = e.amount AND p.entries = 1)),
+       'unexpected', (SELECT count(*) FROM paid p WHERE NOT EXISTS (
+         SELECT 1 FROM expected e WHERE e.id = p.id AND e.wallet = p.wallet AND e.amount > 0)),
+       'earners_off', (SELECT count(*) FROM wallets w WHERE w.kind IN ('agent', 'referral') AND w.balance <> (
+         SELECT coalesce(sum(l.amount), 0) FROM ledger_entries l WHERE l.account_id = w.account_id
+           AND l.wallet = w.kind AND l.reason IN ('commission', 'commission_reversal')))
+     )::text`,
+    database
+  )
+  const issues = []
+  for (const key of ["missing_or_wrong", "unexpected", "earners_off"]) {
+    if (Number(figures[key]) !== 0) issues.push(`${key}: ${figures[key]}`)
+  }
+  return { figures, issues }
+}
+
 /** Every bundle of every network (active or not), cheapest first, with its network's name and id. */
 export async function allBundles(api) {
   const networks = (await api("/networks")).json.networks
@@ -1030,6 +1087,12 @@ export async function moneyChecks(pg, database, funded) {
       )
     }
     if (balance < 0n) issues.push(`account ${a.account_id}: negative balance ${a.balance}`)
+  }
+  // Commissions (`startCommissions`): every successful order earned exactly its own.
+  const commissions = await commissionChecks(pg, database)
+  console.log(`  commissions        ${JSON.stringify(commissions.figures)}`)
+  if (Number(commissions.figures.paid) > 0 || Number(commissions.figures.expected) > 0) {
+    issues.push(...commissions.issues.map((issue) => `commissions: ${issue}`))
   }
   return { invariants, accounts, issues }
 }

@@ -46,6 +46,7 @@ import {
   scanServerLogs,
   seededRandom,
   sleep,
+  startCommissions,
   startServer,
   tally
 } from "./lib.mjs"
@@ -817,6 +818,8 @@ async function main() {
   bulk = accounts.filter((x) => x.role === "bulk")
   tight = accounts.find((x) => x.role === "tight")
   limited = accounts.filter((x) => x.role === "limited")
+  // Commissions on: every order of the bulk and tight accounts earns an agent and a referrer.
+  await startCommissions(admin, [...bulk, tight].map((x) => x.id))
   const bundles = await allBundles(apiClient(a.url, bulk[0].apiKey))
   for (const bundle of bundles) bundleById.set(bundle.id, { ...bundle, pesewas: pesewas(bundle.price) })
   orderBundles = bundles.filter((x) => x.is_active).slice(0, 8)

@@ -27,7 +27,10 @@ export const DailyTotals = Schema.Struct({
   orders: Schema.Int.annotations({ description: "Orders placed that day" }),
   sales: Cedis.annotations({ description: "Paid for successful orders placed that day" }),
   refunds: Cedis.annotations({ description: "Refunded that day (ledger refunds)" }),
-  funding: Cedis.annotations({ description: "Wallet funding that day (admin funding and payments)" })
+  funding: Cedis.annotations({ description: "Wallet funding that day (admin funding and payments)" }),
+  commissions: Cedis.annotations({
+    description: "Agent and referral commissions paid that day, less those taken back (live wallets)"
+  })
 }).annotations({ identifier: "DailyTotals" })
 
 /** One hour (UTC), oldest first; every hour of the range is present. */

@@ -13,7 +13,15 @@
  * `transfer` moves earnings from the referral or agent wallet to main: one transfer row and its
  * two ledger entries in one transaction, replayed by the holder's `Idempotency-Key`.
  */
-import { Account, ApiError, type Commission, Money, type Order, Wallet as WalletContract } from "@databundle/contract"
+import {
+  Account,
+  ApiError,
+  type Commission,
+  Money,
+  type Order,
+  Wallet as WalletContract,
+  type Webhook
+} from "@databundle/contract"
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import { Int8, Int8Number, orDie } from "./Database.js"
@@ -29,6 +37,18 @@ const EarnedRow = Schema.Struct({
 
 /** What a transfer answers (and replays). */
 const Transferred = Schema.Struct({ balance: WalletContract.Balance })
+
+/** A webhook event a settlement records at its end (`Orders.settle` records them by account). */
+export interface Event {
+  readonly accountId: number
+  readonly content: Webhook.WebhookEventContent
+}
+
+/** What `credit` or `reverse` moved: how many commissions, and the earners' events to record. */
+export interface Moved {
+  readonly kind: "credited" | "reversed"
+  readonly events: ReadonlyArray<Event>
+}
 
 /** An order whose settlement moves commissions: its id, number, account and mode. */
 export interface SettledOrder {
@@ -96,17 +116,22 @@ export class Commissions extends Effect.Service<Commissions>()("core/Commissions
         `
     })
 
-    /** Counts commissions for the metrics, with the movements they count. */
-    const count = (figure: "live_commissions" | "live_commission_reversals", n: number) =>
-      n === 0 ? Effect.void : sql`UPDATE figures SET value = value + ${n} WHERE name = ${figure}`
+    /** Counts a live order's commissions for the metrics, in the transaction of the movements it counts. */
+    const count = (order: SettledOrder, moved: Moved) =>
+      order.mode !== "live" || moved.events.length === 0 ? Effect.void : sql`
+        UPDATE figures SET value = value + ${moved.events.length}
+        WHERE name = ${moved.kind === "credited" ? "live_commissions" : "live_commission_reversals"}
+      `.pipe(Effect.asVoid)
 
     /**
-     * Credits what an order that just became `successful` earns its agent and referrer, with a
-     * `wallet.funded` event for each. Run it in the settlement's transaction.
+     * Credits what an order that just became `successful` earns its agent and referrer, and
+     * answers the `wallet.funded` event of each for the settlement to record. Run it in the
+     * settlement's transaction.
      */
     const credit = (order: SettledOrder) =>
       Effect.gen(function*() {
         const earned = yield* earnedRows(order.id)
+        const events: Array<Event> = []
         for (const row of earned) {
           const movement: Movement = {
             accountId: row.account_id,
@@ -117,10 +142,9 @@ export class Commissions extends Effect.Service<Commissions>()("core/Commissions
           }
           const moved = yield* wallet.move(movement)
           if (Option.isNone(moved)) return yield* Effect.dieMessage(`commission found no ${row.wallet} wallet`)
-          yield* wallet.announce(movement, moved.value, order.order_number)
+          events.push(wallet.movementEvent(movement, moved.value, order.order_number))
         }
-        if (order.mode === "live") yield* count("live_commissions", earned.length)
-        return earned.length
+        return { kind: "credited", events } satisfies Moved as Moved
       }).pipe(Effect.withSpan("Commissions.credit"))
 
     const creditedRows = SqlSchema.findAll({
@@ -143,6 +167,7 @@ export class Commissions extends Effect.Service<Commissions>()("core/Commissions
     const reverse = (order: SettledOrder) =>
       Effect.gen(function*() {
         const credited = yield* creditedRows(order.id)
+        const events: Array<Event> = []
         for (const row of credited) {
           const movement: Movement = {
             accountId: row.account_id,
@@ -162,10 +187,9 @@ export class Commissions extends Effect.Service<Commissions>()("core/Commissions
                 `less than the commission of ${Money.formatGhs(row.amount)} to take back; adjust its wallets first`
             })
           }
-          yield* wallet.announce(movement, moved.value, order.order_number)
+          events.push(wallet.movementEvent(movement, moved.value, order.order_number))
         }
-        if (order.mode === "live") yield* count("live_commission_reversals", credited.length)
-        return credited.length
+        return { kind: "reversed", events } satisfies Moved as Moved
       }).pipe(Effect.withSpan("Commissions.reverse"))
 
     const transferRow = SqlSchema.single({
@@ -274,6 +298,6 @@ export class Commissions extends Effect.Service<Commissions>()("core/Commissions
       }
     })
 
-    return { rates, setRates, credit, reverse, transfer, earnings }
+    return { rates, setRates, credit, reverse, count, transfer, earnings }
   })
 }) {}

@@ -28,7 +28,7 @@ import {
 import { SqlClient, SqlSchema, type Statement } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Cause, Clock, Data, Duration, Effect, Either, Option, Schema } from "effect"
-import { Commissions } from "./Commissions.js"
+import { Commissions, type Event } from "./Commissions.js"
 import { Int8, isUniqueViolation, orDie, rowsOf } from "./Database.js"
 import { type FulfillmentOutcome, FulfillmentProvider, simulator } from "./Fulfillment.js"
 import {
@@ -277,6 +277,10 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
           yield* settleRow({ orderId, status, reason, undoSuccess: undoSuccess && status === "failed" })
         )
         if (row === undefined) return Option.none<Settled>()
+        // Locks are taken in one order by every settlement, so two never wait on each other: wallets
+        // (the buyer's main, then the earners' by account), then the figures, then the accounts' event
+        // counters (the events, by account, each account's in the order they happened).
+        const events: Array<Event> = []
         let refundedBalance = Option.none<bigint>()
         if (status === "failed") {
           const refund = {
@@ -289,20 +293,26 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
           }
           const moved = Option.getOrThrowWith(yield* wallet.move(refund), () => new Error("refund found no wallet"))
           refundedBalance = Option.some(moved.balanceAfter)
-          yield* wallet.announce(refund, moved, row.order_number)
-          // The metrics' count of refunded live orders, kept with the refund so a scrape reads one row.
-          if (row.mode === "live") {
-            yield* sql`UPDATE figures SET value = value + 1 WHERE name = 'refunded_live_orders'`
-          }
+          events.push(wallet.movementEvent(refund, moved, row.order_number))
         }
         const order = toOrder({ ...row, status })
-        yield* webhooks.enqueue(
-          row.account_id,
-          status === "failed" ? { type: "order.failed", data: order } : { type: "order.successful", data: order }
+        events.push({
+          accountId: row.account_id,
+          content: status === "failed"
+            ? { type: "order.failed", data: order }
+            : { type: "order.successful", data: order }
+        })
+        const programme = status === "successful" ? yield* commissions.credit(row) : yield* commissions.reverse(row)
+        events.push(...programme.events)
+        // The metrics' counts, kept with what they count so a scrape reads one row each.
+        if (row.mode === "live" && status === "failed") {
+          yield* sql`UPDATE figures SET value = value + 1 WHERE name = 'refunded_live_orders'`
+        }
+        yield* commissions.count(row, programme)
+        const byAccount = events.map((event, i) => ({ event, i })).sort((x, y) =>
+          x.event.accountId - y.event.accountId || x.i - y.i
         )
-        // After the buyer's own rows, then the earners' in account order, so two settlements lock in one order.
-        if (status === "successful") yield* commissions.credit(row)
-        else yield* commissions.reverse(row)
+        for (const { event } of byAccount) yield* webhooks.enqueue(event.accountId, event.content)
         return Option.some<Settled>({ status, refundedBalance })
       }))
 

@@ -23,7 +23,8 @@ const DailyRow = Schema.Struct({
   sales: Int8,
   // Refunds are credits (positive in the ledger): shown as the amount refunded.
   refunds: Int8,
-  funding: Int8
+  funding: Int8,
+  commissions: Int8
 })
 
 /** An hour's orders by status. */
@@ -76,11 +77,13 @@ export class Stats extends Effect.Service<Stats>()("core/Stats", {
           FROM stats_order_days WHERE day >= (${firstDay}::timestamptz AT TIME ZONE 'UTC')::date GROUP BY 1
         ),
         l AS (
-          SELECT to_char(day, 'YYYY-MM-DD') AS date, sum(refunds)::int8 AS refunds, sum(funding)::int8 AS funding
+          SELECT to_char(day, 'YYYY-MM-DD') AS date, sum(refunds)::int8 AS refunds, sum(funding)::int8 AS funding,
+            sum(commissions)::int8 AS commissions
           FROM stats_ledger_days WHERE day >= (${firstDay}::timestamptz AT TIME ZONE 'UTC')::date GROUP BY 1
         )
         SELECT days.date, coalesce(o.orders, 0) AS orders, coalesce(o.sales, 0) AS sales,
-          coalesce(l.refunds, 0) AS refunds, coalesce(l.funding, 0) AS funding
+          coalesce(l.refunds, 0) AS refunds, coalesce(l.funding, 0) AS funding,
+          coalesce(l.commissions, 0) AS commissions
         FROM days LEFT JOIN o USING (date) LEFT JOIN l USING (date)
         ORDER BY days.date
       `

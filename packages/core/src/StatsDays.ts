@@ -6,7 +6,7 @@
 // The console's daily figures (GET /stats) read rollups instead of the orders and the ledger of
 // the whole range, which grow with the business. Each day's rollup is kept by triggers in the
 // transaction of every write they count (an order's insert and each change of its status; a
-// funding or refund entry), so it is exact whatever writes: the placement statement, the worker,
+// funding, refund or commission entry), so it is exact whatever writes: the placement statement, the worker,
 // an operator's resolution. Rows are split by account into 16 shards, so orders of different
 // accounts never wait on one row's lock (an account's own orders already queue on its wallet).
 // Started from the orders and the ledger as they are.
@@ -26,6 +26,7 @@ export const statsDays: ReadonlyArray<string> = [
     shard smallint NOT NULL,
     refunds bigint NOT NULL,
     funding bigint NOT NULL,
+    commissions bigint NOT NULL,
     PRIMARY KEY (day, shard)
   )`,
   `CREATE FUNCTION bundles_stats_order() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -60,16 +61,19 @@ export const statsDays: ReadonlyArray<string> = [
   BEGIN
     -- Test wallets' play money is no business figure.
     IF EXISTS (SELECT 1 FROM accounts WHERE id = NEW.account_id AND mode = 'test') THEN RETURN NULL; END IF;
-    INSERT INTO stats_ledger_days AS s (day, shard, refunds, funding)
+    INSERT INTO stats_ledger_days AS s (day, shard, refunds, funding, commissions)
     VALUES ((NEW.created_at AT TIME ZONE 'UTC')::date, NEW.account_id % 16,
       CASE WHEN NEW.reason = 'refund' THEN NEW.amount ELSE 0 END,
-      CASE WHEN NEW.reason = 'funding' THEN NEW.amount ELSE 0 END)
+      CASE WHEN NEW.reason = 'funding' THEN NEW.amount ELSE 0 END,
+      CASE WHEN NEW.reason IN ('commission', 'commission_reversal') THEN NEW.amount ELSE 0 END)
     ON CONFLICT (day, shard) DO UPDATE
-      SET refunds = s.refunds + EXCLUDED.refunds, funding = s.funding + EXCLUDED.funding;
+      SET refunds = s.refunds + EXCLUDED.refunds, funding = s.funding + EXCLUDED.funding,
+        commissions = s.commissions + EXCLUDED.commissions;
     RETURN NULL;
   END $$`,
   `CREATE TRIGGER ledger_entries_stats AFTER INSERT ON ledger_entries
-    FOR EACH ROW WHEN (NEW.reason IN ('funding', 'refund')) EXECUTE FUNCTION bundles_stats_ledger()`,
+    FOR EACH ROW WHEN (NEW.reason IN ('funding', 'refund', 'commission', 'commission_reversal'))
+    EXECUTE FUNCTION bundles_stats_ledger()`,
   // The operator's search by number (every account) and the reseller's (one account) share one
   // index, led by the number; the operator's search by reference likewise shares the uniqueness of
   // an account's references. The same entries as before, in an order both searches can use.
@@ -81,10 +85,12 @@ export const statsDays: ReadonlyArray<string> = [
     SELECT (created_at AT TIME ZONE 'UTC')::date, bundle_id, network_name, account_id % 16, count(*),
       count(*) FILTER (WHERE status = 'successful'), coalesce(sum(amount) FILTER (WHERE status = 'successful'), 0)
     FROM orders WHERE mode = 'live' GROUP BY 1, 2, 3, 4`,
-  `INSERT INTO stats_ledger_days (day, shard, refunds, funding)
+  `INSERT INTO stats_ledger_days (day, shard, refunds, funding, commissions)
     SELECT (l.created_at AT TIME ZONE 'UTC')::date, l.account_id % 16,
       coalesce(sum(l.amount) FILTER (WHERE l.reason = 'refund'), 0),
-      coalesce(sum(l.amount) FILTER (WHERE l.reason = 'funding'), 0)
+      coalesce(sum(l.amount) FILTER (WHERE l.reason = 'funding'), 0),
+      coalesce(sum(l.amount) FILTER (WHERE l.reason IN ('commission', 'commission_reversal')), 0)
     FROM ledger_entries l JOIN accounts a ON a.id = l.account_id
-    WHERE l.reason IN ('funding', 'refund') AND a.mode <> 'test' GROUP BY 1, 2`
+    WHERE l.reason IN ('funding', 'refund', 'commission', 'commission_reversal') AND a.mode <> 'test'
+    GROUP BY 1, 2`
 ]

@@ -155,6 +155,23 @@ export class Wallet extends Effect.Service<Wallet>()("core/Wallet", {
         Effect.withSpan("Wallet.move")
       )
 
+    /** The event of a movement, to record later in its transaction: `wallet.funded` or `wallet.debited`. */
+    const movementEvent = (movement: Movement, moved: Moved, orderNumber?: Order.OrderNumber) => {
+      const data: Webhook.WalletMovement = {
+        account_id: movement.accountId,
+        wallet: movement.wallet,
+        amount: movement.amount < 0n ? -movement.amount : movement.amount,
+        balance: moved.balanceAfter,
+        reason: movement.reason,
+        order_number: orderNumber ?? null,
+        note: movement.note ?? null
+      }
+      const content: Webhook.WebhookEventContent = movement.amount > 0n
+        ? { type: "wallet.funded", data }
+        : { type: "wallet.debited", data }
+      return { accountId: movement.accountId, content }
+    }
+
     /** The webhook of a movement: `wallet.funded` for credits, `wallet.debited` for debits. */
     const announce = (movement: Movement, moved: Moved, orderNumber?: Order.OrderNumber) => {
       const data: Webhook.WalletMovement = {
@@ -357,6 +374,6 @@ export class Wallet extends Effect.Service<Wallet>()("core/Wallet", {
       return report
     }).pipe(orDie, Effect.withSpan("Wallet.audit"))
 
-    return { balances, move, announce, fund, adjust, ledger, audit }
+    return { balances, move, movementEvent, announce, fund, adjust, ledger, audit }
   })
 }) {}

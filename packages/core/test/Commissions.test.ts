@@ -230,6 +230,28 @@ for (const target of targets) {
           assert.isTrue((yield* audit).ok)
         }))
 
+      it.effect("two accounts that earn for each other settle concurrent orders, each commission once", () =>
+        Effect.gen(function*() {
+          const { mtn1gb } = yield* seedCatalog
+          const accounts = yield* Accounts
+          const a = (yield* fundedAccount(100_000n, "agent")) as Account.AccountId
+          const b = (yield* fundedAccount(100_000n)) as Account.AccountId
+          yield* accounts.update(a, { agent_id: b, referred_by: b })
+          yield* accounts.update(b, { agent_id: a, referred_by: a })
+          yield* (yield* Commissions).setRates({ referral_percent: 200 })
+          const placed = yield* Effect.all(
+            Array.from({ length: 16 }, (_, i) => placeOrder(i % 2 === 0 ? a : b, mtn1gb, "0241234567")),
+            { concurrency: "unbounded" }
+          )
+          for (const p of placed) assert.strictEqual(p.order.status, "successful")
+          // b's 8 orders at 5.50 earn a (agent price 5.00) 0.50 and 0.11 each; a's 8 at 5.00 earn b 0.10 each
+          // (b pays base prices: no agent margin).
+          assert.deepStrictEqual(yield* balances(a), { main: 100_000n - 8n * 500n, referral: 88n, agent: 400n })
+          assert.deepStrictEqual(yield* balances(b), { main: 100_000n - 8n * 550n, referral: 80n, agent: 0n })
+          const report = yield* audit
+          assert.isTrue(report.ok, JSON.stringify(report))
+        }))
+
       it.effect("an agent or referrer must be another existing account", () =>
         Effect.gen(function*() {
           const accounts = yield* Accounts

@@ -1,7 +1,8 @@
 /**
  * The console's daily figures come from rollups kept by triggers (migration 0022): after every
  * kind of write they count (orders delivered, failed and refunded, left pending then resolved
- * either way by the worker or the operator, a test account's play money, funding), on several
+ * either way by the worker or the operator, a test account's play money, funding, a commission
+ * credited and taken back), on several
  * days, they equal the figures computed from the orders and the ledger themselves. The operator's
  * order list takes its unfiltered totals from the accounts' kept counts: they equal the orders too.
  */
@@ -9,7 +10,9 @@ import { type Account } from "@databundle/contract"
 import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
 import { ConfigProvider, Effect, Layer, Option, TestServices } from "effect"
+import { Accounts } from "../src/Accounts.js"
 import { ApiKeys } from "../src/ApiKeys.js"
+import { Commissions } from "../src/Commissions.js"
 import { Orders } from "../src/Orders.js"
 import { Stats } from "../src/Stats.js"
 import { statsDays } from "../src/StatsDays.js"
@@ -27,7 +30,9 @@ const DAYS = 10
 const fromRows = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const first = sql`(date_trunc('day', now() AT TIME ZONE 'UTC') - make_interval(days => ${DAYS - 1}))`
-  const daily = yield* sql<{ date: string; orders: string; sales: string; refunds: string; funding: string }>`
+  const daily = yield* sql<
+    { date: string; orders: string; sales: string; refunds: string; funding: string; commissions: string }
+  >`
     WITH days AS (
       SELECT to_char(d, 'YYYY-MM-DD') AS date
       FROM generate_series(${first}, now() AT TIME ZONE 'UTC', interval '1 day') d
@@ -40,14 +45,17 @@ const fromRows = Effect.gen(function*() {
     l AS (
       SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS date,
         coalesce(sum(amount) FILTER (WHERE reason = 'refund'), 0) AS refunds,
-        coalesce(sum(amount) FILTER (WHERE reason = 'funding'), 0) AS funding
+        coalesce(sum(amount) FILTER (WHERE reason = 'funding'), 0) AS funding,
+        coalesce(sum(amount) FILTER (WHERE reason IN ('commission', 'commission_reversal')), 0) AS commissions
       FROM ledger_entries
-      WHERE created_at >= ${first} AT TIME ZONE 'UTC' AND reason IN ('funding', 'refund')
+      WHERE created_at >= ${first} AT TIME ZONE 'UTC'
+        AND reason IN ('funding', 'refund', 'commission', 'commission_reversal')
         AND account_id NOT IN (SELECT id FROM accounts WHERE mode = 'test')
       GROUP BY 1
     )
     SELECT days.date, coalesce(o.orders, 0)::text AS orders, coalesce(o.sales, 0)::text AS sales,
-      coalesce(l.refunds, 0)::text AS refunds, coalesce(l.funding, 0)::text AS funding
+      coalesce(l.refunds, 0)::text AS refunds, coalesce(l.funding, 0)::text AS funding,
+      coalesce(l.commissions, 0)::text AS commissions
     FROM days LEFT JOIN o USING (date) LEFT JOIN l USING (date) ORDER BY days.date
   `
   const networks = yield* sql<{ network_id: number | null; name: string; orders: string; sales: string }>`
@@ -58,7 +66,9 @@ const fromRows = Effect.gen(function*() {
     GROUP BY b.network_id, n.name ORDER BY sum(o.amount) DESC, b.network_id
   `
   return {
-    daily: daily.map((d) => [d.date, Number(d.orders), BigInt(d.sales), BigInt(d.refunds), BigInt(d.funding)]),
+    daily: daily.map((
+      d
+    ) => [d.date, Number(d.orders), BigInt(d.sales), BigInt(d.refunds), BigInt(d.funding), BigInt(d.commissions)]),
     networks: networks.map((n) => [n.network_id, n.name, Number(n.orders), BigInt(n.sales)])
   }
 })
@@ -67,7 +77,7 @@ const fromRows = Effect.gen(function*() {
 const fromRollups = Effect.gen(function*() {
   const figures = yield* (yield* Stats).get({ days: DAYS })
   return {
-    daily: figures.daily.map((d) => [d.date, d.orders, d.sales, d.refunds, d.funding]),
+    daily: figures.daily.map((d) => [d.date, d.orders, d.sales, d.refunds, d.funding, d.commissions]),
     networks: figures.sales_by_network.map((n) => [n.network_id, n.name, n.orders, n.sales])
   }
 })
@@ -93,6 +103,9 @@ for (const target of targets) {
           const { mtn1gb, mtn2gb, telecel1gb } = yield* seedCatalog
           const account = yield* fundedAccount(100_000n)
           const other = yield* fundedAccount(50_000n)
+          // `other` was brought in by `account`: its successful orders earn `account` 5 %.
+          yield* (yield* Accounts).update(other as Account.AccountId, { referred_by: account as Account.AccountId })
+          yield* (yield* Commissions).setRates({ referral_percent: 500 })
           const test = Option.getOrThrow(yield* (yield* ApiKeys).testAccount(account as Account.AccountId))
           yield* (yield* Wallet).fund(test, { amount: 10_000n, wallet: "main" })
 
@@ -133,7 +146,11 @@ for (const target of targets) {
           yield* Effect.sleep("1500 millis")
           yield* orders.processDue
           assert.strictEqual((yield* orders.get(other, pendingToo.order.order_number)).status, "successful")
-          const final = yield* assertExact("after the worker's settlement")
+          const settled = yield* assertExact("after the worker's settlement")
+          assert.isTrue(settled.daily.some((d) => d[5] !== 0n), "a commission counted")
+          // The operator fails the delivered order: its refund and its commission's reversal count.
+          yield* orders.resolve(pendingToo.order.order_number, "failed")
+          const final = yield* assertExact("after a delivered order was failed")
           assert.isTrue(final.daily.some((d) => d[3] !== 0n), "refunds counted")
           assert.isTrue(final.networks.length >= 2, "sales on two networks")
 

@@ -141,6 +141,9 @@ for (const target of targets) {
           const metrics = (yield* raw("GET", "/metrics", { bearer: ADMIN_TOKEN })).text
           assert.include(metrics, `bundles_commissions{kind="credited"} 4`)
           assert.include(metrics, `bundles_commissions{kind="reversed"} 2`)
+          // Beside the sales on the console: what was paid today, less what was taken back.
+          const stats = yield* adminCall("GET", "/stats?days=1")
+          assert.strictEqual(stats.json.daily[0].commissions, 0.41)
         }))
 
       it.effect("POST /wallet/transfers: 200 with the balances, 400 past the wallet, 422 on bad input, nothing moved", () =>

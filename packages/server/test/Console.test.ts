@@ -614,9 +614,23 @@ for (const target of targets) {
           const threeDaysAgo = new Date(Date.now() - 3 * 86_400_000).toISOString().slice(0, 10)
           assert.lengthOf(stats.daily, 7)
           assert.strictEqual(stats.daily[6].date, today)
-          assert.deepStrictEqual(stats.daily[6], { date: today, orders: 3, sales: price, refunds: price, funding: 100 })
+          assert.deepStrictEqual(stats.daily[6], {
+            date: today,
+            orders: 3,
+            sales: price,
+            refunds: price,
+            funding: 100,
+            commissions: 0
+          })
           const back = stats.daily.find((d: any) => d.date === threeDaysAgo)
-          assert.deepStrictEqual(back, { date: threeDaysAgo, orders: 1, sales: 0, refunds: 0, funding: 0 })
+          assert.deepStrictEqual(back, {
+            date: threeDaysAgo,
+            orders: 1,
+            sales: 0,
+            refunds: 0,
+            funding: 0,
+            commissions: 0
+          })
           assert.strictEqual(
             stats.daily.reduce((n: number, d: any) => n + d.orders, 0),
             4,

@@ -107,15 +107,14 @@ for (const database of databases) {
             { concurrency: "unbounded" }
           )
           for (const p of placed) assert.strictEqual(p.status, 200, JSON.stringify(p.body))
-          assert.deepStrictEqual(placed.map((p) => p.body.order.status), [
-            "successful",
-            "successful",
-            "successful",
-            "successful",
-            "failed",
-            "pending",
-            "pending"
-          ])
+          // On a busy machine an upstream answer may come after the provider's 1 s: that order waits
+          // for the worker instead. Each ends as the upstream decides.
+          const final = ["successful", "successful", "successful", "successful", "failed", "pending", "pending"]
+          placed.forEach((p, i) => assert.include([final[i], "pending"], p.body.order.status))
+          for (const [i, p] of placed.slice(0, 5).entries()) {
+            yield* eventually("settled", 30, orderStatus(down.url, sub.key, p.body.order.order_number), (s) =>
+              s === final[i])
+          }
 
           // A lost answer: the upstream bought it, we never heard; the worker asks again and settles it once.
           proxy.script("POST", "/api/v1/orders", { kind: "drop-after-forward" })
@@ -123,7 +122,9 @@ for (const database of databases) {
           assert.strictEqual(lost.body.order.status, "pending")
 
           // The operator settles the pending ones by hand while the worker does the same.
-          const slow = placed.slice(5).map((p) => p.body.order.order_number as string)
+          const slow = placed.slice(5).map((p) =>
+            p.body.order.order_number as string
+          )
           yield* Effect.all(
             slow.map((number) =>
               call(down.url, "POST", `/admin/v1/orders/${number}/resolve`, {
@@ -134,7 +135,8 @@ for (const database of databases) {
             { concurrency: "unbounded" }
           )
           for (const number of [...slow, lost.body.order.order_number]) {
-            yield* eventually("settled", 30, orderStatus(down.url, sub.key, number), (s) => s === "successful")
+            yield* eventually("settled", 30, orderStatus(down.url, sub.key, number), (s) =>
+              s === "successful")
           }
           const held = yield* upstreamOrders(upstream.server.url, upstream.buyer.key, lost.body.order.order_number)
           assert.strictEqual(held.length, 1, "bought once upstream")

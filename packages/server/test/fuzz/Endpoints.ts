@@ -503,6 +503,7 @@ const dashboardData = (w: World): Readonly<Record<string, Data>> => {
       ]
     },
     [`POST ${DASHBOARD}/payments`]: { body: paymentBody },
+    [`POST ${DASHBOARD}/wallet/transfers`]: { body: transferBody },
     [`GET ${DASHBOARD}/payments`]: {
       query: [
         ...pageParams(Page.ACCOUNT_LISTS.max),

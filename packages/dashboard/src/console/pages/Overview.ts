@@ -87,7 +87,7 @@ const charts = (stats: Stats): Node => {
         null,
         `Today (UTC): ${count(today.orders, "order")}, ${ghs(today.sales)} sold, ${ghs(today.refunds)} refunded, ${
           ghs(today.funding)
-        } funded.`
+        } funded, ${ghs(today.commissions)} paid in commissions.`
       )
       : null,
     h(
@@ -110,9 +110,10 @@ const charts = (stats: Stats): Node => {
         series: [
           { name: "sales", color: "#0b6e4f" },
           { name: "refunds", color: "#b42318" },
-          { name: "funding", color: "#1f5fa8" }
+          { name: "funding", color: "#1f5fa8" },
+          { name: "commissions", color: "#7a4fa8" }
         ],
-        values: stats.daily.map((d) => [d.sales, d.refunds, d.funding]),
+        values: stats.daily.map((d) => [d.sales, d.refunds, d.funding, d.commissions]),
         format: cedis,
         summary: `${ghs(stats.daily.reduce((n, d) => n + d.sales, 0))} sold over ${count(stats.daily.length, "day")}`
       }),
