@@ -5,6 +5,9 @@
  * request to the next) and the body, once what names the same thing in each world (keys,
  * cookies, order numbers, emails) is written alike and what is drawn anew per request (ids of
  * requests, times, new secrets) is masked.
+ *
+ * Each request goes on a connection of its own that the client closes (`send`), so whether a
+ * server would keep a connection open after its answer is not compared here.
  */
 import type { Observed, Probe } from "./Probe.js"
 import { probe } from "./Probe.js"
