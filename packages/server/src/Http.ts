@@ -187,14 +187,25 @@ export const routes = Routes.make(
   StaticFiles.make()
 )
 
+/** The four APIs' handlers, on their security middlewares. */
+const HandlersLive = HttpApiBuilder.api(ServerApi).pipe(
+  Layer.provide(ResellerHandlers.layer.pipe(Layer.provide(ApiKeyAuthLive))),
+  Layer.provide(AdminHandlers.layer.pipe(Layer.provide(AdminAuthLive))),
+  Layer.provide(DashboardHandlers.layer.pipe(Layer.provide(DashboardAuthLive))),
+  Layer.provide(ConsoleHandlers.layer.pipe(Layer.provide(ConsoleAuthLive), Layer.provide(AdminAuthLive)))
+)
+
+/** The routes outside the four APIs: the OpenAPI documents, the probes and metrics, the callbacks. */
+const OutsideRoutesLive = Layer.mergeAll(
+  openApiDocuments,
+  Health.routes,
+  Paystack.callbackRoute,
+  UpstreamWebhooks.routes
+)
+
 /** Both APIs bound to the domain, without the database and the HTTP server. */
 export const ApiLive = Layer.mergeAll(
-  HttpApiBuilder.api(ServerApi).pipe(
-    Layer.provide(ResellerHandlers.layer.pipe(Layer.provide(ApiKeyAuthLive))),
-    Layer.provide(AdminHandlers.layer.pipe(Layer.provide(AdminAuthLive))),
-    Layer.provide(DashboardHandlers.layer.pipe(Layer.provide(DashboardAuthLive))),
-    Layer.provide(ConsoleHandlers.layer.pipe(Layer.provide(ConsoleAuthLive), Layer.provide(AdminAuthLive)))
-  ),
+  HandlersLive,
   // The gateway, and its answers to the catalogue's reads before the router (the request log asks for them).
   Layer.unwrapEffect(Effect.gen(function*() {
     const gateway = yield* Gateway.make(
@@ -208,18 +219,37 @@ export const ApiLive = Layer.mergeAll(
       Layer.succeed(RequestContext.EarlyAnswer, gateway.early)
     )
   })),
-  openApiDocuments,
-  Health.routes,
-  Paystack.callbackRoute,
-  UpstreamWebhooks.routes
+  OutsideRoutesLive
 )
 
-/** The whole application (APIs, domain, workers and metrics), given a SqlClient. */
-export const AppLive = ApiLive.pipe(
-  Layer.provideMerge(WorkersLive),
-  Layer.provideMerge(Metrics.Metrics.Default),
-  Layer.provideMerge(DomainLive)
+/**
+ * The same APIs with every request answered by the framework's router behind the same
+ * gateway middleware: no early answers, no handler called by the gateway. The reference the
+ * differential test holds the production road (`ApiLive`) to.
+ */
+export const RouterOnlyApiLive = Layer.mergeAll(
+  HandlersLive,
+  Layer.unwrapEffect(Effect.map(
+    Gateway.make(ServerApi, routes),
+    (gateway) => HttpApiBuilder.middleware(ServerApi, gateway.middleware)
+  )),
+  Layer.succeed(RequestContext.EarlyAnswer, () => undefined),
+  OutsideRoutesLive
 )
+
+/** The whole application on `api` (one of the two roads above), given a SqlClient. */
+const appOn = <A, E, R>(api: Layer.Layer<A, E, R>) =>
+  api.pipe(
+    Layer.provideMerge(WorkersLive),
+    Layer.provideMerge(Metrics.Metrics.Default),
+    Layer.provideMerge(DomainLive)
+  )
+
+/** The whole application (APIs, domain, workers and metrics), given a SqlClient. */
+export const AppLive = appOn(ApiLive)
+
+/** The whole application with every request through the router (`RouterOnlyApiLive`), for the differential test. */
+export const RouterOnlyAppLive = appOn(RouterOnlyApiLive)
 
 /** The request pipeline around the APIs (request ids and log lines). */
 export const middleware = RequestLog.middleware

@@ -127,6 +127,8 @@ export const make = (
     add({ ...route, hasPayload: payload, authenticated, policy: area!.policy })
   }
 
+  assertUnambiguous(endpoints)
+
   const matches = (endpoint: Endpoint, parts: ReadonlyArray<string>) =>
     endpoint.segments.every((segment, i) =>
       segment.startsWith(":") ? parts[i]!.length <= MAX_PARAM_LENGTH : segment === parts[i]
@@ -156,6 +158,57 @@ export const make = (
     return { _tag: "NotFound", area }
   }
   return { endpoints, decide, statics }
+}
+
+const isParam = (segment: string) => segment.startsWith(":")
+
+/**
+ * How two templates of one method stand: `"apart"` when no path matches both; else which of
+ * them is the more specific (a fixed segment wherever they differ), or `"ambiguous"` when each
+ * has a fixed segment where the other has a parameter (`/a/:x` and `/:y/b` both match `/a/b`),
+ * or they are the same template.
+ */
+export const overlap = (
+  a: ReadonlyArray<string>,
+  b: ReadonlyArray<string>
+): "apart" | "first" | "second" | "ambiguous" => {
+  if (a.length !== b.length) return "apart"
+  let aFixed = false
+  let bFixed = false
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]!
+    const y = b[i]!
+    if (isParam(x) && isParam(y)) continue
+    if (!isParam(x) && !isParam(y)) {
+      if (x !== y) return "apart"
+      continue
+    }
+    if (isParam(x)) bFixed = true
+    else aFixed = true
+  }
+  return aFixed && !bFixed ? "first" : bFixed && !aFixed ? "second" : "ambiguous"
+}
+
+/**
+ * The rule the table decides by, checked when it is built: where two endpoints of one method
+ * match the same path, the one with fixed segments wherever they differ wins
+ * (`/payments/methods` over `/payments/:payment_number`); two that match a path with neither
+ * more specific than the other (or one template twice) are a contract the table refuses.
+ */
+export const assertUnambiguous = (endpoints: ReadonlyArray<Pick<Endpoint, "method" | "name" | "segments">>) => {
+  for (let i = 0; i < endpoints.length; i++) {
+    for (let j = i + 1; j < endpoints.length; j++) {
+      const a = endpoints[i]!
+      const b = endpoints[j]!
+      if (a.method === b.method && overlap(a.segments, b.segments) === "ambiguous") {
+        throw new Error(
+          `${a.name} (${a.method} /${a.segments.join("/")}) and ${b.name} (/${
+            b.segments.join("/")
+          }) match the same paths with neither more specific`
+        )
+      }
+    }
+  }
 }
 
 /** A route table. */
