@@ -186,6 +186,12 @@ describe("the release tarballs, installed with npm outside the workspace", () =>
     assert.strictEqual(bought.order.status, "successful")
     const after = JSON.parse((await sh(bin("bundles"), ["balance", "--json"], tmp, env)).stdout)
     assert.strictEqual(Math.round((before.balance.main - after.balance.main) * 100), Math.round(bundle.price * 100))
+
+    // The third of three commands: the first order's line the server's banner printed, run as printed.
+    const printed = /^\s+(bundles buy \S+ \S+ --api-key \S+ --base-url \S+)$/m.exec(output)
+    assert.isNotNull(printed, output)
+    const first = await sh(bin("bundles"), [...printed![1]!.split(" ").slice(1), "--json"], tmp, envIn(home))
+    assert.strictEqual(JSON.parse(first.stdout).order.status, "successful")
   })
 
   it("the client makes typed calls from ESM JavaScript against the server", async () => {

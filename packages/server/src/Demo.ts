@@ -33,6 +33,8 @@ export interface DemoAccount {
   readonly created: boolean
   /** The demo key, when known (it is kept in the data directory). */
   readonly apiKey: Option.Option<string>
+  /** A bundle the demo account can buy at once, for the banner's first order (when created). */
+  readonly bundle: Option.Option<{ readonly id: number; readonly name: string }>
 }
 
 /** Seeds an empty database with the demo catalogue and account; leaves any other database alone. */
@@ -44,7 +46,11 @@ export const seed = (dataDir: string) =>
     `
     if (row!.used) {
       const known = yield* Effect.promise(() => fs.readFile(keyFile(dataDir), "utf8").then((s) => s.trim(), () => ""))
-      return { created: false, apiKey: known.length > 0 ? Option.some(known) : Option.none() } satisfies DemoAccount
+      return {
+        created: false,
+        apiKey: known.length > 0 ? Option.some(known) : Option.none(),
+        bundle: Option.none()
+      } satisfies DemoAccount
     }
     const text = yield* Effect.promise(() => fs.readFile(catalogPath, "utf8"))
     const file = yield* Schema.decodeUnknown(Schema.parseJson(CatalogContract.CatalogFile))(text)
@@ -56,5 +62,15 @@ export const seed = (dataDir: string) =>
       await fs.mkdir(dataDir, { recursive: true, mode: 0o700 })
       await fs.writeFile(keyFile(dataDir), `${key.api_key}\n`, { mode: 0o600 })
     })
-    return { created: true, apiKey: Option.some(key.api_key) } satisfies DemoAccount
+    // The first active bundle of the first network, as the catalogue lists them: read, not
+    // assumed, since ids depend on what the database handed out.
+    const [bundle] = yield* sql<{ id: number; name: string }>`
+      SELECT b.id, b.name FROM bundles b JOIN networks n ON n.id = b.network_id
+      WHERE b.active AND n.active ORDER BY n.sort_order, n.id, b.sort_order, b.id LIMIT 1
+    `
+    return {
+      created: true,
+      apiKey: Option.some(key.api_key),
+      bundle: Option.fromNullable(bundle)
+    } satisfies DemoAccount
   }).pipe(Effect.orDie, Effect.withSpan("Demo.seed"))

@@ -93,6 +93,13 @@ const announce = (
           "Try:",
           `  curl -s -H "x-api-key: ${apiKey.value}" -H "Accept: application/json" ${base}/api/v1/balance`
         )
+        if (Option.isSome(demo.value.bundle)) {
+          const { id, name } = demo.value.bundle.value
+          lines.push(
+            `Or buy ${name} with the reseller CLI (bundles):`,
+            `  bundles buy ${id} 0241234567 --api-key ${apiKey.value} --base-url ${base}/api/v1`
+          )
+        }
       } else if (Option.isSome(apiKey)) {
         // Later starts do not print the key again: start-up output ends up in logs.
         lines.push(

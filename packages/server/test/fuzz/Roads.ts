@@ -78,8 +78,10 @@ const MASKS: ReadonlyArray<readonly [RegExp, string]> = [
   [/ORD-[0-9A-Z]{12}/g, "ORD-…"],
   [/evt_[A-Za-z0-9]{24}/g, "evt_…"],
   [/whsec_[A-Za-z0-9_-]+/g, "whsec_…"],
-  // New secrets and tokens in a body: keys, CSRF tokens, webhook secrets.
-  [/"(api_key|csrf_token|secret|webhook_secret|token|prefix|key_prefix)":"[^"]*"/g, "\"$1\":\"…\""]
+  // New secrets and tokens in a body: keys, CSRF tokens, webhook secrets; and each account's
+  // referral code, which the database draws.
+  [/"(api_key|csrf_token|secret|webhook_secret|token|prefix|key_prefix|referral_code)":"[^"]*"/g, "\"$1\":\"…\""],
+  [/([?&]ref=)[0-9A-Fa-f]{10}/g, "$1…"]
 ]
 
 const mask = (text: string) => MASKS.reduce((out, [pattern, by]) => out.replace(pattern, by), text)
