@@ -90,9 +90,9 @@ export const earningsSection = async (
     held.agent + held.referral > 0
       ? transfer.element
       : h("p", { class: "muted" }, "Commissions you earn arrive in your referral and agent wallets."),
-    h("h3", null, "Accounts you referred"),
-    earnedList(earnings.referred, "Accounts you referred", "Nobody registered with your code yet.", "referred"),
-    h("h3", null, "Your sub-accounts"),
-    earnedList(earnings.sub_accounts, "Accounts selling under you", "No account sells under you.", "sub-accounts")
+    h("h3", { class: "after-form" }, "Accounts you referred"),
+    earnedList(earnings.referred, "What each earned you", "Nobody registered with your code yet.", "referred"),
+    h("h3", { class: "after-form" }, "Your sub-accounts"),
+    earnedList(earnings.sub_accounts, "What each earned you", "No account sells under you.", "sub-accounts")
   )
 }
