@@ -9,6 +9,8 @@ import { Stats as StatsContract } from "@databundle/contract"
 import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { Int8, Int8Number, orDie, rowsOf } from "./Database.js"
+import { compactStats } from "./StatsDays.js"
+import * as Worker from "./Worker.js"
 
 /** The daily range when `days` is left out. */
 export const DEFAULT_DAYS = 30
@@ -48,8 +50,14 @@ const AgesRow = Schema.Struct({ a: Int8Number, b: Int8Number, c: Int8Number, d: 
 
 /** Reading the figures. */
 export class Stats extends Effect.Service<Stats>()("core/Stats", {
-  effect: Effect.gen(function*() {
+  scoped: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+
+    /** Folds the rollups' appended rows (`compactStats`); the worker runs it every minute. */
+    const compact = Effect.forEach(compactStats, (statement) => orDie(sql.unsafe(statement)), { discard: true }).pipe(
+      Effect.withSpan("Stats.compact")
+    )
+    yield* Effect.forkScoped(Worker.supervise("stats compaction", compact, { interval: "60 seconds" }))
 
     const get = Effect.fn("Stats.get")(function*(query: StatsContract.StatsParams) {
       const days = query.days ?? DEFAULT_DAYS
@@ -115,8 +123,9 @@ export class Stats extends Effect.Service<Stats>()("core/Stats", {
         SELECT b.network_id, coalesce(n.name, min(s.network_name)) AS name, sum(s.successful)::int8 AS orders,
           sum(s.sales)::int8 AS sales
         FROM stats_order_days s LEFT JOIN bundles b ON b.id = s.bundle_id LEFT JOIN networks n ON n.id = b.network_id
-        WHERE s.day >= (${firstDay}::timestamptz AT TIME ZONE 'UTC')::date AND s.successful > 0
+        WHERE s.day >= (${firstDay}::timestamptz AT TIME ZONE 'UTC')::date
         GROUP BY b.network_id, n.name
+        HAVING sum(s.successful) > 0
         ORDER BY sum(s.sales) DESC, b.network_id
       `
       ))
@@ -143,6 +152,6 @@ export class Stats extends Effect.Service<Stats>()("core/Stats", {
       }
     })
 
-    return { get }
+    return { get, compact }
   })
 }) {}

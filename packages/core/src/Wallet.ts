@@ -172,21 +172,10 @@ export class Wallet extends Effect.Service<Wallet>()("core/Wallet", {
       return { accountId: movement.accountId, content }
     }
 
-    /** The webhook of a movement: `wallet.funded` for credits, `wallet.debited` for debits. */
+    /** The webhook of a movement, recorded now: `wallet.funded` for credits, `wallet.debited` for debits. */
     const announce = (movement: Movement, moved: Moved, orderNumber?: Order.OrderNumber) => {
-      const data: Webhook.WalletMovement = {
-        account_id: movement.accountId,
-        wallet: movement.wallet,
-        amount: movement.amount < 0n ? -movement.amount : movement.amount,
-        balance: moved.balanceAfter,
-        reason: movement.reason,
-        order_number: orderNumber ?? null,
-        note: movement.note ?? null
-      }
-      return webhooks.enqueue(
-        movement.accountId,
-        movement.amount > 0n ? { type: "wallet.funded", data } : { type: "wallet.debited", data }
-      )
+      const { accountId, content } = movementEvent(movement, moved, orderNumber)
+      return webhooks.enqueue(accountId, content)
     }
 
     /** A funding or an adjustment: a 404 without the account, a 400 past zero, a 422 past the most a wallet may be funded to. */

@@ -1,10 +1,11 @@
 /**
- * The console's daily figures come from rollups kept by triggers (migration 0022): after every
- * kind of write they count (orders delivered, failed and refunded, left pending then resolved
- * either way by the worker or the operator, a test account's play money, funding, a commission
- * credited and taken back), on several
- * days, they equal the figures computed from the orders and the ledger themselves. The operator's
- * order list takes its unfiltered totals from the accounts' kept counts: they equal the orders too.
+ * The console's daily figures come from rollups appended to by triggers and folded by the
+ * worker (migration 0022): after every kind of write they count (orders delivered, failed and
+ * refunded, left pending then resolved either way by the worker or the operator, a test
+ * account's play money, funding, a commission credited and taken back), on several days, and
+ * after a fold, they equal the figures computed from the orders and the ledger themselves. The
+ * operator's order list takes its unfiltered totals from the accounts' kept counts: they equal
+ * the orders too.
  */
 import { type Account } from "@databundle/contract"
 import { SqlClient } from "@effect/sql"
@@ -136,6 +137,17 @@ for (const target of targets) {
           yield* place(test, mtn2gb, "0240000000")
           yield* (yield* Wallet).fund(other, { amount: 7_000n, wallet: "main" })
           yield* assertExact("after today's orders")
+
+          // The worker's pass folds what was appended into one row per key, changing no figure.
+          yield* (yield* Stats).compact
+          yield* assertExact("after a compaction")
+          const [folded] = yield* sql<{ fresh: string; doubled: string }>`
+            SELECT (SELECT count(*) FROM stats_order_days WHERE NOT compacted)
+                + (SELECT count(*) FROM stats_ledger_days WHERE NOT compacted) AS fresh,
+              (SELECT count(*) FROM (SELECT 1 FROM stats_order_days
+                GROUP BY day, bundle_id, network_name, shard HAVING count(*) > 1) d) AS doubled
+          `
+          assert.deepStrictEqual([Number(folded!.fresh), Number(folded!.doubled)], [0, 0])
 
           // Resolutions, today's and those of orders placed days ago, each way: the day counted is
           // the order's own.

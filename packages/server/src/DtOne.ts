@@ -8,12 +8,11 @@
  * creation is a validation refusal (nothing is created); a 409, a 5xx, a timeout or an answer we
  * cannot read may have created it, so the order is only looked up there.
  */
-import { parseRetryAfter, RETRY_AFTER_HEADER } from "@databundle/client"
 import { type Bundle, Money, type Network, type Order, Phone } from "@databundle/contract"
 import { HttpClient, HttpClientRequest, type HttpClientResponse } from "@effect/platform"
 import { type Duration, Effect, Option, Redacted, Schema } from "effect"
-import { slugOf } from "./Reloadly.js"
-import { type Failure, type Seller, SellerFailure, type SellerOrder } from "./Seller.js"
+import { fail, readJson as readJsonOf, slugOf, waitOf, within } from "./AggregatorHttp.js"
+import type { Seller, SellerOrder } from "./Seller.js"
 import type * as UpstreamConfig from "./UpstreamConfig.js"
 
 const Product = Schema.Struct({
@@ -53,8 +52,6 @@ const orderOf = (t: Transaction): SellerOrder => ({
   status: statusOf(t.status.class.message)
 })
 
-const fail = (failure: Failure) => Effect.fail(new SellerFailure({ failure }))
-
 /** An amount in minor units, from its decimal text. */
 const minorUnits = (amount: number): Option.Option<bigint> => {
   const [whole, fraction = ""] = String(amount).split(".")
@@ -81,31 +78,18 @@ export const make = (
     const base = config.url.replace(/\/+$/, "")
 
     const call = (request: HttpClientRequest.HttpClientRequest) =>
-      Effect.timeoutFail(
-        http.execute(request.pipe(
-          HttpClientRequest.basicAuth(access.apiKey, Redacted.value(access.apiSecret)),
-          HttpClientRequest.acceptJson
-        )),
-        {
-          duration: timeout,
-          onTimeout: () => new SellerFailure({ failure: { _tag: "Unknown", message: "DT One did not answer in time" } })
-        }
-      )
+      http.execute(request.pipe(
+        HttpClientRequest.basicAuth(access.apiKey, Redacted.value(access.apiSecret)),
+        HttpClientRequest.acceptJson
+      )).pipe(within("DT One", timeout))
 
-    const readJson = <A, I>(schema: Schema.Schema<A, I>, response: HttpClientResponse.HttpClientResponse) =>
-      response.json.pipe(
-        Effect.flatMap(Schema.decodeUnknown(schema)),
-        Effect.catchAll((error) =>
-          fail({ _tag: "Unknown", message: `an answer of DT One we cannot read: ${error.message}` })
-        )
-      )
+    const readJson = readJsonOf("DT One")
 
     const failureOf = (response: HttpClientResponse.HttpClientResponse, placing: boolean) =>
       Effect.gen(function*() {
         const status = response.status
         if (status === 429) {
-          const wait = parseRetryAfter(response.headers[RETRY_AFTER_HEADER], Date.now()) ?? 1000
-          return yield* fail({ _tag: "RateLimited", waitMillis: wait, message: "429 from DT One" })
+          return yield* fail({ _tag: "RateLimited", waitMillis: waitOf(response), message: "429 from DT One" })
         }
         if (status === 401 || status === 403) {
           return yield* fail({ _tag: "NotConnected", message: `DT One refused our key (${status})` })

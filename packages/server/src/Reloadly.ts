@@ -11,11 +11,11 @@
  * a number or amount the operator does not take) proves it was not made; anything else (a 5xx,
  * a timeout, an error code we do not know) may have made it, so the order is only looked up there.
  */
-import { parseRetryAfter, RETRY_AFTER_HEADER } from "@databundle/client"
 import { type Bundle, Money, type Network, type Order, Phone } from "@databundle/contract"
 import { HttpClient, HttpClientRequest, type HttpClientResponse } from "@effect/platform"
 import { Clock, Duration, Effect, Either, Option, Redacted, Schema } from "effect"
-import { type Failure, type Seller, SellerFailure, type SellerOrder } from "./Seller.js"
+import { fail, readJson as readJsonOf, slugOf, waitOf, within } from "./AggregatorHttp.js"
+import type { Seller, SellerOrder } from "./Seller.js"
 import type * as UpstreamConfig from "./UpstreamConfig.js"
 
 /** The media type Reloadly's top-up API answers with. */
@@ -100,13 +100,6 @@ const orderOf = (transaction: Transaction, status?: string | null): SellerOrder 
   status: statusOf(status === undefined ? transaction.status : status)
 })
 
-/** Our network slug for an operator's name: "MTN Ghana Data" → `mtn`, "Vodafone Ghana" → `telecel`. */
-export const slugOf = (name: string): string =>
-  name.toLowerCase().replace(/vodafone/g, "telecel").replace(/\b(ghana|data|bundles?)\b/g, " ")
-    .replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "") || "operator"
-
-const fail = (failure: Failure) => Effect.fail(new SellerFailure({ failure }))
-
 /** A seller over one Reloadly account. */
 export const make = (
   config: UpstreamConfig.Upstream,
@@ -119,19 +112,8 @@ export const make = (
     const lock = yield* Effect.makeSemaphore(1)
     let token: { readonly value: string; readonly renewAt: number } | undefined
 
-    const timed = <A, E, R>(self: Effect.Effect<A, E, R>) =>
-      Effect.timeoutFail(self, {
-        duration: timeout,
-        onTimeout: () => new SellerFailure({ failure: { _tag: "Unknown", message: "Reloadly did not answer in time" } })
-      })
-
-    const readJson = <A, I>(schema: Schema.Schema<A, I>, response: HttpClientResponse.HttpClientResponse) =>
-      response.json.pipe(
-        Effect.flatMap(Schema.decodeUnknown(schema)),
-        Effect.catchAll((error) =>
-          fail({ _tag: "Unknown", message: `an answer of Reloadly we cannot read: ${error.message}` })
-        )
-      )
+    const timed = within("Reloadly", timeout)
+    const readJson = readJsonOf("Reloadly")
 
     /** A new token; any failure here proves nothing was bought. */
     const newToken = Effect.gen(function*() {
@@ -174,9 +156,6 @@ export const make = (
       const now = yield* Clock.currentTimeMillis
       return token !== undefined && now < token.renewAt ? token.value : yield* newToken
     }))
-
-    const waitOf = (response: HttpClientResponse.HttpClientResponse) =>
-      parseRetryAfter(response.headers[RETRY_AFTER_HEADER], Date.now()) ?? 1000
 
     /** One call with the current token; an answer that the token is no longer good renews it once. */
     const call = (request: HttpClientRequest.HttpClientRequest) =>
