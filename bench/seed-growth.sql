@@ -74,15 +74,18 @@ UPDATE figures SET value = (
 -- The console's rollups, started again from the rows (as migration 0022 does).
 DELETE FROM stats_order_days;
 DELETE FROM stats_ledger_days;
-INSERT INTO stats_order_days (day, bundle_id, network_name, shard, orders, successful, sales)
+INSERT INTO stats_order_days (day, bundle_id, network_name, shard, orders, successful, sales, compacted)
   SELECT (created_at AT TIME ZONE 'UTC')::date, bundle_id, network_name, account_id % 16, count(*),
-    count(*) FILTER (WHERE status = 'successful'), coalesce(sum(amount) FILTER (WHERE status = 'successful'), 0)
+    count(*) FILTER (WHERE status = 'successful'), coalesce(sum(amount) FILTER (WHERE status = 'successful'), 0),
+    true
   FROM orders WHERE mode = 'live' GROUP BY 1, 2, 3, 4;
-INSERT INTO stats_ledger_days (day, shard, refunds, funding)
+INSERT INTO stats_ledger_days (day, shard, refunds, funding, commissions, compacted)
   SELECT (l.created_at AT TIME ZONE 'UTC')::date, l.account_id % 16,
     coalesce(sum(l.amount) FILTER (WHERE l.reason = 'refund'), 0),
-    coalesce(sum(l.amount) FILTER (WHERE l.reason = 'funding'), 0)
+    coalesce(sum(l.amount) FILTER (WHERE l.reason = 'funding'), 0),
+    coalesce(sum(l.amount) FILTER (WHERE l.reason IN ('commission', 'commission_reversal')), 0), true
   FROM ledger_entries l JOIN accounts a ON a.id = l.account_id
-  WHERE l.reason IN ('funding', 'refund') AND a.mode <> 'test' GROUP BY 1, 2;
+  WHERE l.reason IN ('funding', 'refund', 'commission', 'commission_reversal') AND a.mode <> 'test'
+  GROUP BY 1, 2;
 
 COMMIT;
