@@ -116,7 +116,8 @@ export class WalletGroup extends HttpApiGroup.make("wallet")
       .setHeaders(IdempotencyHeaders)
       .addSuccess(TransferResponse)
       .addError(InsufficientBalance)
-      .annotate(OpenApi.Summary, "Move earnings from the referral or agent wallet to the main wallet")
+      .annotateContext(Extension.annotations)
+      .annotate(OpenApi.Summary, "Move earnings from the referral or agent wallet to the main wallet (extension)")
       .annotate(
         OpenApi.Description,
         "More than the wallet holds is a 400 with `balance` (what it holds) and `required` (the amount). " +

@@ -591,6 +591,14 @@ for (const target of targets) {
           assert.strictEqual(refunds[0].note, "upstream never delivered")
           // One order placed three days ago (UTC), still pending: a day of its own, the oldest age bucket.
           yield* sql`UPDATE orders SET created_at = now() - interval '3 days' WHERE order_number = ${old}`
+          // A date moved by hand is no write the console's rollups follow: its count moves with it.
+          yield* sql`
+            INSERT INTO stats_order_days (day, bundle_id, network_name, shard, orders, successful, sales)
+            SELECT m.day, o.bundle_id, o.network_name, o.account_id % 16, m.orders, 0, 0
+            FROM orders o CROSS JOIN LATERAL (VALUES ((now() AT TIME ZONE 'UTC')::date, -1),
+              ((o.created_at AT TIME ZONE 'UTC')::date, 1)) AS m(day, orders)
+            WHERE o.order_number = ${old}
+          `.pipe(Effect.asVoid)
           assert.isDefined(networks)
 
           // The pending queue: oldest first, and only those stuck longer than an hour.

@@ -386,6 +386,8 @@ for (const target of targets) {
           }
           assert.sameMembers(marked, [
             "GET /api/v1/wallet/transactions",
+            "POST /api/v1/wallet/transfers",
+            "GET /api/v1/phone-numbers/{phone_number}",
             "GET /api/v1/events",
             "POST /api/v1/events/test",
             "GET /api/v1/webhooks",
