@@ -76,7 +76,7 @@ const printUnit = Command.make("print-unit", {
     Options.withDefault("bundles")
   ),
   dataDir: Options.text("data-dir").pipe(
-    Options.withDescription("Its data directory (BUNDLES_DATA_DIR)"),
+    Options.withDescription("Its BUNDLES_DATA_DIR"),
     Options.withDefault("/var/lib/bundles")
   ),
   envFile: Options.text("env-file").pipe(
