@@ -9,10 +9,18 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as Fake from "./DtOneFake.js"
 import * as Processes from "./Processes.js"
-import { account, admin, audit, call, cli, databaseEnv, databases, eventually, FAST } from "./UpstreamHarness.js"
-
-const orderStatus = (base: string, key: string, orderNumber: string) =>
-  Effect.map(call(base, "GET", `/api/v1/orders/${orderNumber}`, { key }), (r) => r.body.order?.status as string)
+import {
+  account,
+  admin,
+  audit,
+  call,
+  cli,
+  databaseEnv,
+  databases,
+  eventually,
+  FAST,
+  orderStatus
+} from "./UpstreamHarness.js"
 
 for (const database of databases) {
   describe(`dtone provider on ${database.name}`, () => {

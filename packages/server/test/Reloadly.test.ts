@@ -23,12 +23,10 @@ import {
   databases,
   eventually,
   FAST,
+  orderStatus,
   startUpstream,
   upstreamOrders
 } from "./UpstreamHarness.js"
-
-const orderStatus = (base: string, key: string, orderNumber: string) =>
-  Effect.map(call(base, "GET", `/api/v1/orders/${orderNumber}`, { key }), (r) => r.body.order?.status as string)
 
 /** The id of our bundle of `size` on the network `slug`, as a reseller sees it. */
 const bundleOf = (base: string, key: string, slug: string, size: string) =>

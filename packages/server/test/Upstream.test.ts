@@ -19,12 +19,10 @@ import {
   deadPort,
   eventually,
   FAST,
+  orderStatus,
   startUpstream,
   upstreamOrders
 } from "./UpstreamHarness.js"
-
-const orderStatus = (base: string, key: string, orderNumber: string) =>
-  Effect.map(call(base, "GET", `/api/v1/orders/${orderNumber}`, { key }), (r) => r.body.order?.status as string)
 
 for (const database of databases) {
   describe(`upstream provider on ${database.name}`, () => {

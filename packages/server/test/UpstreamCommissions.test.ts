@@ -17,12 +17,10 @@ import {
   databases,
   eventually,
   FAST,
+  orderStatus,
   startUpstream,
   upstreamOrders
 } from "./UpstreamHarness.js"
-
-const orderStatus = (base: string, key: string, orderNumber: string) =>
-  Effect.map(call(base, "GET", `/api/v1/orders/${orderNumber}`, { key }), (r) => r.body.order?.status as string)
 
 const balanceOf = (base: string, id: number) =>
   Effect.map(admin(base, "GET", `/admin/v1/accounts/${id}`), (detail) => detail.balance as Record<string, number>)

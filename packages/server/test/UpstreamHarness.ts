@@ -142,3 +142,7 @@ export const cli = (base: string, ...args: ReadonlyArray<string>) =>
       )
     })
   )
+
+/** An order's status as its buyer reads it on the server at `base`. */
+export const orderStatus = (base: string, key: string, orderNumber: string) =>
+  Effect.map(call(base, "GET", `/api/v1/orders/${orderNumber}`, { key }), (r) => r.body.order?.status as string)
