@@ -10,14 +10,7 @@ import { Mailer } from "@databundle/core"
 import type { Target } from "@databundle/core/testing"
 import { Http } from "@databundle/server"
 import * as Demo from "@databundle/server/Demo"
-import {
-  FetchHttpClient,
-  HttpApiBuilder,
-  HttpApiClient,
-  HttpClient,
-  HttpClientRequest,
-  HttpServer
-} from "@effect/platform"
+import { FetchHttpClient, HttpApiClient, HttpClient, HttpClientRequest, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { ConfigProvider, Duration, Effect, Layer, Logger, LogLevel, ManagedRuntime, Schema } from "effect"
 import * as fs from "node:fs"
@@ -27,7 +20,7 @@ import * as http from "node:http"
 export const ADMIN_TOKEN = "adm_client_test_token_for_the_client_suite"
 
 const serverLayer = (target: Target, extra: Record<string, string>) =>
-  HttpApiBuilder.serve(Http.middleware).pipe(
+  Http.serve.pipe(
     // The domain services stay reachable for the helpers below (the emailed links).
     Layer.provideMerge(Http.AppLive),
     Layer.provide(target.layer),

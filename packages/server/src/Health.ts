@@ -5,10 +5,10 @@
  *
  * They are routes of the server, not endpoints of a contract: no client of either API calls
  * them, their bodies are not the API's envelope, and they live outside both prefixes. They
- * pass through the gateway's route decision like every request (see `Http.routes`).
+ * take the same road as every request (see `Http.outside`, where each is listed).
  */
 import { Migrations } from "@databundle/core"
-import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import { HttpServerResponse } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { Context, Effect, Fiber, Option } from "effect"
 import * as Metrics from "./Metrics.js"
@@ -59,26 +59,22 @@ export const readiness = Effect.gen(function*() {
   return { ready: Object.values(checks).every((check) => check === "ok"), checks }
 })
 
-/** The three routes, on the API's router. */
-export const routes = HttpApiBuilder.Router.use((router) =>
-  Effect.gen(function*() {
-    const context = yield* Effect.context<SqlClient.SqlClient | Workers | Metrics.Metrics>()
-    const metrics = Context.get(context, Metrics.Metrics)
-    const alive = json(200, { status: "ok" })
-    yield* router.get(paths.health, Effect.succeed(alive))
-    yield* router.get(
-      paths.ready,
-      Effect.map(
-        readiness,
-        ({ checks, ready }) => json(ready ? 200 : 503, { status: ready ? "ready" : "not_ready", checks })
-      ).pipe(Effect.provide(context))
-    )
-    yield* router.get(
-      paths.metrics,
-      Effect.map(
-        metrics.exposition,
-        (text) => HttpServerResponse.text(text, { contentType: metrics.contentType })
-      )
-    )
-  })
+/** `GET /healthz`: the process answers. */
+export const alive = Effect.succeed(Effect.succeed(json(200, { status: "ok" })))
+
+/** `GET /readyz`: 200 when every check of `readiness` is ok, else 503 with each. */
+export const ready = Effect.map(
+  Effect.context<SqlClient.SqlClient | Workers>(),
+  (context) =>
+    Effect.map(
+      readiness,
+      ({ checks, ready }) => json(ready ? 200 : 503, { status: ready ? "ready" : "not_ready", checks })
+    ).pipe(Effect.provide(context))
+)
+
+/** `GET /metrics`: the exposition of this process (or of every worker, gathered). */
+export const scrape = Effect.map(
+  Metrics.Metrics,
+  (metrics) =>
+    Effect.map(metrics.exposition, (text) => HttpServerResponse.text(text, { contentType: metrics.contentType }))
 )

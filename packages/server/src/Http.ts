@@ -27,17 +27,17 @@ import {
   WebhookDelivery,
   Webhooks
 } from "@databundle/core"
-import { HttpApiBuilder, HttpServerResponse, OpenApi } from "@effect/platform"
+import { HttpApi, HttpApiBuilder, HttpApp, HttpRouter, HttpServer, HttpServerResponse, OpenApi } from "@effect/platform"
 import { Context, Effect, Layer } from "effect"
 import * as AdminHandlers from "./AdminHandlers.js"
 import { AdminAuthLive, ApiKeyAuthLive, ConsoleAuthLive, DashboardAuthLive } from "./Auth.js"
 import * as ConsoleHandlers from "./ConsoleHandlers.js"
 import * as DashboardHandlers from "./DashboardHandlers.js"
+import * as Dispatch from "./Dispatch.js"
 import * as Gateway from "./Gateway.js"
 import * as Health from "./Health.js"
 import * as Metrics from "./Metrics.js"
 import * as Paystack from "./Paystack.js"
-import * as RequestContext from "./RequestContext.js"
 import * as RequestLog from "./RequestLog.js"
 import * as ResellerHandlers from "./ResellerHandlers.js"
 import * as Routes from "./Routes.js"
@@ -118,19 +118,46 @@ export const WorkersLive = Layer.scoped(
   Layer.provide(WebhookTransport.timed.pipe(Layer.provide(WebhookTransport.layer)))
 )
 
-const openApiPaths = {
-  reseller: `${ResellerApi.RESELLER_PREFIX}/openapi.json`,
-  admin: `${AdminApi.ADMIN_PREFIX}/openapi.json`
-} as const
+/** An OpenAPI document, made once, when the server starts. */
+const openApi = (document: () => OpenApi.OpenAPISpec) =>
+  Effect.map(Effect.orDie(Effect.suspend(() => HttpServerResponse.json(document()))), Effect.succeed)
 
-const openApiDocuments = HttpApiBuilder.Router.use((router) =>
-  Effect.gen(function*() {
-    const reseller = yield* HttpServerResponse.json(OpenApi.fromApi(ResellerApi.ResellerApi))
-    const admin = yield* HttpServerResponse.json(OpenApi.fromApi(AdminApi.AdminApi))
-    yield* router.get(openApiPaths.reseller, Effect.succeed(reseller))
-    yield* router.get(openApiPaths.admin, Effect.succeed(admin))
-  }).pipe(Effect.orDie)
-)
+/**
+ * The routes outside the four APIs, each listed once: its place in the route table (what it
+ * takes, whether it needs its area's credentials) and its handler, which goes on the API's
+ * router beside the endpoints' for the dispatch to find.
+ */
+const outside = [
+  {
+    method: "GET",
+    path: `${ResellerApi.RESELLER_PREFIX}/openapi.json`,
+    name: "openapi.reseller",
+    handler: openApi(() => OpenApi.fromApi(ResellerApi.ResellerApi))
+  },
+  {
+    method: "GET",
+    path: `${AdminApi.ADMIN_PREFIX}/openapi.json`,
+    name: "openapi.admin",
+    handler: openApi(() => OpenApi.fromApi(AdminApi.AdminApi))
+  },
+  { method: "GET", path: Health.paths.health, name: "health.alive", handler: Health.alive },
+  { method: "GET", path: Health.paths.ready, name: "health.ready", handler: Health.ready },
+  { method: "GET", path: Health.paths.metrics, name: "metrics.scrape", authenticated: true, handler: Health.scrape },
+  {
+    method: "POST",
+    path: Paystack.CALLBACK_PATH,
+    name: "callbacks.paystack",
+    payload: true,
+    handler: Paystack.callback
+  },
+  {
+    method: "POST",
+    path: UpstreamWebhooks.path,
+    name: "upstreamWebhooks.receive",
+    payload: true,
+    handler: UpstreamWebhooks.receiver
+  }
+] as const
 
 // The probes and the scrape: no rate limits (a prober calls often), the admin token for metrics;
 // the probes look at no credentials at all, so a prober sending some is never counted as failing.
@@ -141,8 +168,8 @@ const operations = (prefix: string, credentials: Routes.Credentials = "bearer"):
 })
 
 /**
- * The route table: both APIs under their prefixes, the OpenAPI documents served beside
- * them, the probes and metrics (`Health`), and the web dashboard's files.
+ * The route table: the four APIs under their prefixes, the routes outside them (`outside`),
+ * and the web dashboard's files.
  */
 export const routes = Routes.make(
   ServerApi,
@@ -175,15 +202,7 @@ export const routes = Routes.make(
     // Signed by the upstream, not authenticated by us: the handler checks the signature.
     operations(UpstreamWebhooks.PREFIX)
   ],
-  [
-    { method: "GET", path: openApiPaths.reseller, name: "openapi.reseller" },
-    { method: "GET", path: openApiPaths.admin, name: "openapi.admin" },
-    { method: "GET", path: Health.paths.health, name: "health.alive" },
-    { method: "GET", path: Health.paths.ready, name: "health.ready" },
-    { method: "GET", path: Health.paths.metrics, name: "metrics.scrape", authenticated: true },
-    { method: "POST", path: Paystack.CALLBACK_PATH, name: "callbacks.paystack", payload: true },
-    { method: "POST", path: UpstreamWebhooks.path, name: "upstreamWebhooks.receive", payload: true }
-  ],
+  outside,
   StaticFiles.make()
 )
 
@@ -195,61 +214,68 @@ const HandlersLive = HttpApiBuilder.api(ServerApi).pipe(
   Layer.provide(ConsoleHandlers.layer.pipe(Layer.provide(ConsoleAuthLive), Layer.provide(AdminAuthLive)))
 )
 
-/** The routes outside the four APIs: the OpenAPI documents, the probes and metrics, the callbacks. */
-const OutsideRoutesLive = Layer.mergeAll(
-  openApiDocuments,
-  Health.routes,
-  Paystack.callbackRoute,
-  UpstreamWebhooks.routes
+/** The handlers of the routes outside the four APIs, on the API's router. */
+const OutsideRoutesLive = HttpApiBuilder.Router.use((router) =>
+  Effect.forEach(outside, (route) =>
+    Effect.flatMap(
+      route.handler as Effect.Effect<
+        HttpRouter.Route.Handler<unknown, never>,
+        never,
+        Layer.Layer.Success<typeof DomainLive>
+      >,
+      (handler) => router.addRoute(HttpRouter.makeRoute(route.method, route.path, handler))
+    ), { discard: true })
 )
 
-/** Both APIs bound to the domain, without the database and the HTTP server. */
-export const ApiLive = Layer.mergeAll(
-  HandlersLive,
-  // The gateway, and its answers to the catalogue's reads before the router (the request log asks for them).
-  Layer.unwrapEffect(Effect.gen(function*() {
-    const gateway = yield* Gateway.make(
-      ServerApi,
-      routes,
-      yield* ResellerHandlers.cachedReads,
-      yield* ResellerHandlers.direct
-    )
-    return Layer.merge(
-      HttpApiBuilder.middleware(ServerApi, gateway.middleware),
-      Layer.succeed(RequestContext.EarlyAnswer, gateway.early)
-    )
-  })),
-  OutsideRoutesLive
-)
+/** Both APIs bound to the domain, their handlers on the API's router, without the database and the HTTP server. */
+export const ApiLive = Layer.merge(HandlersLive, OutsideRoutesLive)
 
 /**
- * The same APIs with every request answered by the framework's router behind the same
- * gateway middleware: no early answers, no handler called by the gateway. The reference the
- * differential test holds the production road (`ApiLive`) to.
+ * The road (`Gateway`): every request through the route table and the admission to the
+ * handler of its endpoint, taken from the API's router, the catalogue's reads answered from
+ * memory when they can be.
  */
-export const RouterOnlyApiLive = Layer.mergeAll(
-  HandlersLive,
-  Layer.unwrapEffect(Effect.map(
+const road = Effect.gen(function*() {
+  // (Every group's handlers are on the router once the API is built.)
+  yield* HttpApi.Api
+  const gateway = yield* Gateway.make(ServerApi, routes, yield* ResellerHandlers.cachedReads)
+  return gateway.road(yield* Dispatch.handlers(routes))
+})
+
+/** The road served by the HTTP server of the context, each request logged (`RequestLog`). */
+export const serve = Layer.unwrapEffect(
+  Effect.map(road, (app) => HttpServer.serve(app, RequestLog.middleware))
+).pipe(Layer.provide(HttpApiBuilder.Router.Live))
+
+/**
+ * The whole server on `layer` (the application and what it needs) as a web-standard handler
+ * (`Request` → `Promise<Response>`).
+ */
+export const webHandler = <E>(
+  layer: Layer.Layer<Layer.Layer.Success<typeof AppLive> | HttpRouter.HttpRouter.DefaultServices, E>
+) =>
+  HttpApp.toWebHandlerLayerWith(Layer.merge(layer, HttpApiBuilder.Router.Live), {
+    middleware: RequestLog.middleware,
+    toHandler: (runtime) => Effect.provide(road, runtime)
+  })
+
+/**
+ * The same road with the framework's router as the dispatch, behind the same admission as an
+ * API middleware, served as `HttpApiBuilder.serve` serves an API: no answer from memory, every
+ * request matched again by the router. The reference the differential test holds `serve` to.
+ */
+export const serveByRouter = HttpApiBuilder.serve(RequestLog.middleware).pipe(
+  Layer.provide(Layer.unwrapEffect(Effect.map(
     Gateway.make(ServerApi, routes),
-    (gateway) => HttpApiBuilder.middleware(ServerApi, gateway.middleware)
-  )),
-  Layer.succeed(RequestContext.EarlyAnswer, () => undefined),
-  OutsideRoutesLive
+    (gateway) =>
+      // (The platform's services the handlers use are the server's, there as on the road.)
+      HttpApiBuilder.middleware(ServerApi, (app) => gateway.road(Dispatch.byRouter(app)) as HttpApp.Default)
+  )))
 )
 
-/** The whole application on `api` (one of the two roads above), given a SqlClient. */
-const appOn = <A, E, R>(api: Layer.Layer<A, E, R>) =>
-  api.pipe(
-    Layer.provideMerge(WorkersLive),
-    Layer.provideMerge(Metrics.Metrics.Default),
-    Layer.provideMerge(DomainLive)
-  )
-
 /** The whole application (APIs, domain, workers and metrics), given a SqlClient. */
-export const AppLive = appOn(ApiLive)
-
-/** The whole application with every request through the router (`RouterOnlyApiLive`), for the differential test. */
-export const RouterOnlyAppLive = appOn(RouterOnlyApiLive)
-
-/** The request pipeline around the APIs (request ids and log lines). */
-export const middleware = RequestLog.middleware
+export const AppLive = ApiLive.pipe(
+  Layer.provideMerge(WorkersLive),
+  Layer.provideMerge(Metrics.Metrics.Default),
+  Layer.provideMerge(DomainLive)
+)

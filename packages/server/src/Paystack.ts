@@ -16,7 +16,7 @@
  */
 import { ApiError, Money, Payment } from "@databundle/contract"
 import { PaymentProvider, Payments } from "@databundle/core"
-import { HttpApiBuilder, HttpClient, HttpClientRequest, HttpServerRequest } from "@effect/platform"
+import { HttpClient, HttpClientRequest, HttpServerRequest } from "@effect/platform"
 import { HttpServerResponse } from "@effect/platform"
 import { Clock, Config, ConfigError, Duration, Effect, Either, Layer, Option, Redacted } from "effect"
 import { createHmac, timingSafeEqual } from "node:crypto"
@@ -243,49 +243,44 @@ export const signatureValid = (body: string, signature: string | undefined, secr
  * (`reversed_at`), logged (`event: payment.reversed`) and, with `BUNDLES_OPERATOR_WEBHOOK_URL`,
  * posted to them as a `payment.reversed` alert; the wallet is left for the operator to adjust.
  */
-export const callbackRoute = HttpApiBuilder.Router.use((router) =>
-  Effect.gen(function*() {
-    const payments = yield* Payments.Payments
-    const secret = (yield* providerKind) === "paystack"
-      ? Option.some(Redacted.value((yield* config).secretKey))
-      : Option.none<string>()
-    const operator = yield* UpstreamConfig.operatorWebhook
-    const alert = (payment: Payment.AdminPayment) =>
-      Option.isNone(operator) ? Effect.void : Effect.flatMap(Clock.currentTimeMillis, (now) =>
-        Effect.forkDaemon(
-          OperatorAlerts.sendOperatorAlert(
-            operator.value,
-            OperatorAlerts.operatorEvent("payment.reversed", {
-              payment_number: payment.payment_number,
-              account_id: payment.account_id,
-              amount: Number(Money.formatCedis(payment.amount)),
-              reason: payment.reversal_reason
-            }, now)
-          ).pipe(Effect.provide(OutsideAnswers.httpClient))
-        ))
-    yield* router.post(
-      CALLBACK_PATH,
-      Effect.gen(function*() {
-        if (Option.isNone(secret)) {
-          return yield* new ApiError.NotFound({ message: `No route for POST ${CALLBACK_PATH}` })
-        }
-        const request = yield* HttpServerRequest.HttpServerRequest
-        const body = yield* Effect.orDie(request.text)
-        if (!signatureValid(body, request.headers["x-paystack-signature"], secret.value)) {
-          return yield* new ApiError.Unauthorized({ message: "Missing or wrong x-paystack-signature" })
-        }
-        const event = yield* Effect.try(() => JSON.parse(body) as { event?: string; data?: Transaction }).pipe(
-          Effect.orElseSucceed(() => ({}) as { event?: string; data?: Transaction })
-        )
-        const reference = event.data?.reference
-        const found = typeof reference === "string" ? yield* payments.refresh(reference) : Option.none()
-        if (Option.isSome(found)) {
-          const { payment, reversal } = found.value
-          yield* Effect.logInfo(`Paystack ${event.event ?? "event"} for ${reference}: ${payment.status}`)
-          if (reversal) yield* alert(payment)
-        }
-        return HttpServerResponse.unsafeJson({ success: true, message: "Received" })
-      })
+export const callback = Effect.gen(function*() {
+  const payments = yield* Payments.Payments
+  const secret = (yield* providerKind) === "paystack"
+    ? Option.some(Redacted.value((yield* config).secretKey))
+    : Option.none<string>()
+  const operator = yield* UpstreamConfig.operatorWebhook
+  const alert = (payment: Payment.AdminPayment) =>
+    Option.isNone(operator) ? Effect.void : Effect.flatMap(Clock.currentTimeMillis, (now) =>
+      Effect.forkDaemon(
+        OperatorAlerts.sendOperatorAlert(
+          operator.value,
+          OperatorAlerts.operatorEvent("payment.reversed", {
+            payment_number: payment.payment_number,
+            account_id: payment.account_id,
+            amount: Number(Money.formatCedis(payment.amount)),
+            reason: payment.reversal_reason
+          }, now)
+        ).pipe(Effect.provide(OutsideAnswers.httpClient))
+      ))
+  return Effect.gen(function*() {
+    if (Option.isNone(secret)) {
+      return yield* new ApiError.NotFound({ message: `No route for POST ${CALLBACK_PATH}` })
+    }
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const body = yield* Effect.orDie(request.text)
+    if (!signatureValid(body, request.headers["x-paystack-signature"], secret.value)) {
+      return yield* new ApiError.Unauthorized({ message: "Missing or wrong x-paystack-signature" })
+    }
+    const event = yield* Effect.try(() => JSON.parse(body) as { event?: string; data?: Transaction }).pipe(
+      Effect.orElseSucceed(() => ({}) as { event?: string; data?: Transaction })
     )
-  }).pipe(Effect.orDie)
-)
+    const reference = event.data?.reference
+    const found = typeof reference === "string" ? yield* payments.refresh(reference) : Option.none()
+    if (Option.isSome(found)) {
+      const { payment, reversal } = found.value
+      yield* Effect.logInfo(`Paystack ${event.event ?? "event"} for ${reference}: ${payment.status}`)
+      if (reversal) yield* alert(payment)
+    }
+    return HttpServerResponse.unsafeJson({ success: true, message: "Received" })
+  })
+}).pipe(Effect.orDie)

@@ -3,10 +3,8 @@
  * and who the gateway found the request to come from.
  */
 import type { ApiKeys, Operators, Sessions } from "@databundle/core"
-import type { HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Context, Effect, FiberRef, Option, Tracer } from "effect"
+import { Effect, FiberRef, Option, Tracer } from "effect"
 import { randomBytes } from "node:crypto"
-import type * as Routes from "./Routes.js"
 
 /**
  * Sets an attribute on the request's span, when there is one (tracing on): unlike
@@ -30,12 +28,6 @@ export interface RequestInfo {
   /** The client address the gateway decided on (per-address limits, sign-in throttling). */
   address?: string | undefined
   route?: RouteMetrics | undefined
-  /** Headers for the response, whatever the answer (the gateway's), set with the request id. */
-  headers?: Record<string, string> | undefined
-  /** True when the connection is to close after the answer (a body was left unread). */
-  closeAfter?: boolean | undefined
-  /** The request's target and route, as the gateway's early answer decided them (the gateway decides once). */
-  routed?: { readonly target: Target; readonly decision: Routes.Decision } | undefined
 }
 
 /** A request target's path and query, as written. */
@@ -49,20 +41,6 @@ export const current: FiberRef.FiberRef<RequestInfo> = FiberRef.unsafeMake<Reque
   id: "none",
   accountId: undefined
 })
-
-/**
- * The answer a request has before the router, with what the request log records of it set on
- * `info`: a response worked out synchronously from memory, or the effect that answers it
- * (its failures answered in the API's envelope); `undefined` sends the request on to the
- * application. The gateway provides it (`Gateway.make`'s `early`).
- */
-export class EarlyAnswer extends Context.Tag("server/EarlyAnswer")<
-  EarlyAnswer,
-  (
-    request: HttpServerRequest.HttpServerRequest,
-    info: RequestInfo
-  ) => HttpServerResponse.HttpServerResponse | Effect.Effect<HttpServerResponse.HttpServerResponse> | undefined
->() {}
 
 /** Who sent a request, as the gateway established it from its credentials. */
 export type Caller =
@@ -78,7 +56,7 @@ export type Caller =
   | { readonly _tag: "OperatorSession"; readonly session: Operators.OperatorPrincipal; readonly csrf: string }
 
 /**
- * The caller of the current request. The gateway sets it around the router; where it did
+ * The caller of the current request. The gateway sets it around the handler; where it did
  * not, the request is anonymous, and the security middlewares refuse it.
  */
 export const caller: FiberRef.FiberRef<Caller> = FiberRef.unsafeMake<Caller>({ _tag: "Anonymous" })

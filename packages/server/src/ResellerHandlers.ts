@@ -5,11 +5,11 @@ import { Account, type Bundle, Idempotency, Money, type Network, type Order, Res
 import { Catalog, Commissions, Orders, PhoneNumbers, Wallet, Webhooks } from "@databundle/core"
 import { HttpApiBuilder, HttpApp, HttpServerResponse } from "@effect/platform"
 import { Effect, Layer, Option, Schema } from "effect"
-import type * as Gateway from "./Gateway.js"
+import type * as Dispatch from "./Dispatch.js"
 import * as RequestContext from "./RequestContext.js"
 import { ServerApi } from "./ServerApi.js"
 
-/** GET /balance: the handler the router and the gateway (`direct`) both call. */
+/** GET /balance. */
 const balance = Effect.map(Wallet.Wallet, (wallet) => () =>
   Effect.gen(function*() {
     const { accountId } = yield* Account.CurrentAccount
@@ -110,7 +110,7 @@ const decodeBundlesPath = Schema.decodeUnknownOption(ResellerApi.BundlesPath)
  * by the contract's own schema. Anything else (not cached, no such network, a path the
  * schema refuses) is left to the handlers.
  */
-export const cachedReads: Effect.Effect<Readonly<Record<string, Gateway.CachedRead>>, never, Catalog.Catalog> = Effect
+export const cachedReads: Effect.Effect<Readonly<Record<string, Dispatch.CachedRead>>, never, Catalog.Catalog> = Effect
   .map(Catalog.Catalog, (catalog) => ({
     "catalog.networks": () => {
       const networks = catalog.peekNetworks()
@@ -133,7 +133,7 @@ const placedMessage = (status: string, replayed: boolean) =>
     ? "Order placed and awaiting delivery"
     : "Order failed; the amount was refunded"
 
-/** POST /orders: the handler the router and the gateway (`direct`) both call. */
+/** POST /orders. */
 const place = Effect.map(
   Orders.Orders,
   (orders) => ({ payload }: { readonly payload: Order.PlaceOrderPayload }) =>
@@ -157,7 +157,7 @@ const place = Effect.map(
     })
 )
 
-/** GET /orders/{order_number}: the handler the router and the gateway (`direct`) both call. */
+/** GET /orders/{order_number}. */
 const get = Effect.map(
   Orders.Orders,
   (orders) => ({ path }: { readonly path: { readonly order_number: string } }) =>
@@ -182,16 +182,6 @@ export const OrdersLive = HttpApiBuilder.group(ServerApi, "orders", (handlers) =
           return { success: true as const, ...(yield* orders.list(accountId, urlParams)) }
         }))
   }))
-
-/**
- * The handlers the gateway calls itself, without the router (`Gateway.DirectHandler`): the
- * busiest reseller requests that take no more than a payload.
- */
-export const direct: Effect.Effect<
-  Readonly<Record<string, Gateway.DirectHandler>>,
-  never,
-  Orders.Orders | Wallet.Wallet
-> = Effect.all({ "orders.place": place, "orders.get": get, "wallet.balance": balance })
 
 /** GET /phone-numbers/{phone_number}: the network of a number's prefix. */
 export const PhoneNumbersLive = HttpApiBuilder.group(

@@ -1,13 +1,13 @@
 /**
  * The one decision about which endpoint a request is for, taken once, before anything else,
- * from the API's own description (`HttpApi.reflect`): the rate limits, the body rules, the
- * credentials and the router all act on it.
+ * from the API's own description (`HttpApi.reflect`) and the routes outside it: the
+ * credentials, the rate limits, the body rules and the dispatch all act on it.
  *
  * Paths are matched strictly, byte for byte against the templates: no case folding, no
  * percent-decoding of fixed segments, no empty or dot segments. A spelling of a path that is
  * not the canonical one (`/API/V1/ORDERS`, `/api/v1/%6Frders`, `/api/v1//orders`,
- * `/api/v1/orders/`, `/api/v1/./orders`) names nothing: a 404, its body never read. The router
- * is then handed the canonical path, so it cannot see another endpoint than this table did.
+ * `/api/v1/orders/`, `/api/v1/./orders`) names nothing: a 404, its body never read. The
+ * handler is then handed the canonical path, so it cannot see another endpoint than this table did.
  */
 import { EndpointPolicy } from "@databundle/contract"
 import { HttpApi, HttpMethod } from "@effect/platform"
@@ -75,7 +75,7 @@ export const canonicalSegments = (path: string): ReadonlyArray<string> | undefin
 
 const split = (template: string) => template.split("/").filter((s) => s.length > 0)
 
-/** An endpoint the router serves outside the API; `authenticated` ones need their area's credentials. */
+/** A route outside the API; `authenticated` ones need their area's credentials. */
 export interface Extra {
   readonly method: string
   readonly path: string
@@ -86,8 +86,8 @@ export interface Extra {
 }
 
 /**
- * Builds the table of an API served under `areas`, plus `extra` endpoints the router serves
- * outside the API, and the dashboard's `statics`: the canonical paths outside every area
+ * Builds the table of an API served under `areas`, plus `extra` routes outside the API, and
+ * the dashboard's `statics`: the canonical paths outside every area
  * that they name (its files and page paths, nothing else).
  */
 export const make = (

@@ -3,7 +3,7 @@
  * start-up banner and, with `--demo`, the demo set-up.
  */
 import { formatGhs } from "@databundle/contract/Money"
-import { HttpApiBuilder, HttpMiddleware, HttpServer, HttpServerError } from "@effect/platform"
+import { HttpMiddleware, HttpServer, HttpServerError } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { ConfigProvider, Console, Duration, Effect, Layer, Option, Runtime } from "effect"
 import * as path from "node:path"
@@ -213,7 +213,7 @@ const single = (options: ServeOptions, quiet: boolean) =>
     return started.pipe(
       // Without a trace exporter (OTEL_EXPORTER_OTLP_ENDPOINT) the platform's span per request would only cost time.
       Layer.provideMerge(
-        HttpApiBuilder.serve(Http.middleware).pipe(HttpMiddleware.withTracerDisabledWhen(() => !traced))
+        Http.serve.pipe(HttpMiddleware.withTracerDisabledWhen(() => !traced))
       ),
       Layer.provide(
         Layer.mapError(NodeHttpServer.layer(() => server, { port, host }), explainServeError(host, port))

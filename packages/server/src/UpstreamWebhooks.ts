@@ -11,7 +11,7 @@
  * refused with a 401 and changes nothing.
  */
 import { ApiError, Webhook } from "@databundle/contract"
-import { HttpApiBuilder, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Option, Redacted, Schema } from "effect"
 import { Upstreams } from "./Upstreams.js"
@@ -96,16 +96,12 @@ const receive = (name: string) =>
     })
   })
 
-/** The route, on the API's router. */
-export const routes = HttpApiBuilder.Router.use((router) =>
-  Effect.gen(function*() {
-    const context = yield* Effect.context<Upstreams | SqlClient.SqlClient>()
-    yield* router.post(
-      path,
-      HttpRouter.params.pipe(
-        Effect.flatMap((params) => receive(params.upstream ?? "")),
-        Effect.provide(context)
-      )
+/** `POST /callbacks/upstreams/:upstream`'s handler. */
+export const receiver = Effect.map(
+  Effect.context<Upstreams | SqlClient.SqlClient>(),
+  (context) =>
+    HttpRouter.params.pipe(
+      Effect.flatMap((params) => receive(params.upstream ?? "")),
+      Effect.provide(context)
     )
-  })
 )

@@ -3,7 +3,6 @@
  * another framework or runtime. It serves both APIs and runs the background workers, on
  * the database the environment selects (or the one given).
  */
-import { HttpApiBuilder } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import type { SqlClient } from "@effect/sql"
 import { Layer } from "effect"
@@ -23,10 +22,9 @@ export interface WebHandlerOptions {
  * the request (see docs/operations.md).
  */
 export const make = (options: WebHandlerOptions = {}) =>
-  HttpApiBuilder.toWebHandler(
+  Http.webHandler(
     Layer.mergeAll(
       Http.AppLive.pipe(Layer.provide(Layer.orDie(options.database ?? Database.layer))),
       NodeHttpServer.layerContext
-    ),
-    { middleware: Http.middleware }
+    )
   )

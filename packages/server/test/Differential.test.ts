@@ -1,8 +1,9 @@
 /**
  * The production road answers every request exactly as the framework's own router would, with
  * the same middleware: two servers with the same history, each on its own database, one as it
- * is served (`Http.AppLive`: early answers for cached reads, handlers the gateway calls itself)
- * and one whose every request goes through the router (`Http.RouterOnlyAppLive`), are sent the
+ * is served (`Http.serve`: the route table's decision, each endpoint's handler called by it,
+ * cached reads from memory) and one as `HttpApiBuilder.serve` serves the API, the admission an
+ * API middleware and the framework's router matching every request (`Http.serveByRouter`), are sent the
  * same requests, and their answers must be the same: status, every header but the per-request
  * ones, and the body, once what names the same thing in each world is written alike (see
  * `fuzz/Roads.ts`).
@@ -10,19 +11,18 @@
  * The requests: for every endpoint of the four APIs, valid and broken ones drawn from the
  * contract's own schemas (`fuzz/Schemas.ts`), then the fuzzing's bad requests of every kind
  * (wrong methods, unknown paths, bad parameters, bodies, framing and credentials). A spy on the
- * early answers shows that the production road did take its shortcuts on the way; at the end,
+ * admission shows that the production road did take its shortcuts on the way; at the end,
  * both worlds hold the same accounts, balances, ledgers and orders.
  *
  * A failure prints fast-check's seed: replay it with `FUZZ_SEED=<seed>`.
  */
 import { targets } from "@databundle/core/testing"
-import { HttpApiBuilder } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { assert, describe, layer } from "@effect/vitest"
 import { Context, Effect, Layer, Logger, LogLevel } from "effect"
 import fc from "fast-check"
+import * as Admission from "../src/Admission.js"
 import * as Http from "../src/Http.js"
-import * as RequestContext from "../src/RequestContext.js"
 import { replay } from "./fuzz/Check.js"
 import { endpointsOf } from "./fuzz/Endpoints.js"
 import { everything } from "./fuzz/Families.js"
@@ -44,26 +44,21 @@ const UNLIMITED = {
   BUNDLES_SIMULATOR_PENDING_SECONDS: "3600"
 }
 
-/** The ids of the production road's requests answered before the router. */
-const early = new Set<string>()
+/** The ids of the requests admitted from memory alone, and of those answered from the catalogue's cache. */
+const shortcuts = { memory: new Set<string>(), cache: new Set<string>() }
 
-const spied = Layer.effect(
-  RequestContext.EarlyAnswer,
-  Effect.map(RequestContext.EarlyAnswer, (answer) => (request, info) => {
-    const response = answer(request, info)
-    if (response !== undefined) early.add(info.id)
-    return response
-  })
-)
+const spied = Layer.succeed(Admission.Shortcuts, (info, way) => {
+  shortcuts[way].add(info.id)
+})
 
 /** A server of its own on a database of its own (a fresh build of every layer), with the world set up on it. */
-const side = <I>(tag: Context.Tag<I, World>, target: (typeof targets)[number], app: typeof Http.AppLive) =>
+const side = <I>(tag: Context.Tag<I, World>, target: (typeof targets)[number], serve: typeof Http.serve) =>
   Layer.fresh(
     Layer.effect(tag, setup).pipe(
       Layer.provide(
-        HttpApiBuilder.serve(Http.middleware).pipe(
+        serve.pipe(
           Layer.provide(spied),
-          Layer.provideMerge(app),
+          Layer.provideMerge(Http.AppLive),
           Layer.provideMerge(target.layer),
           Layer.provideMerge(NodeHttpServer.layerTest),
           Layer.provide(testConfig(UNLIMITED)),
@@ -75,8 +70,8 @@ const side = <I>(tag: Context.Tag<I, World>, target: (typeof targets)[number], a
 
 const bothRoads = (target: (typeof targets)[number]) =>
   Layer.merge(
-    side(Reference, target, Http.RouterOnlyAppLive),
-    side(Production, target, Http.AppLive)
+    side(Reference, target, Http.serveByRouter),
+    side(Production, target, Http.serve)
   )
 
 /** Sends `p` to the reference, then (translated) to the production road, and fails unless the answers agree. */
@@ -84,7 +79,10 @@ const agree = async (reference: World, production: World, p: Probe) => {
   const pairs = correspondences(reference, production)
   const routed = await send(reference.port, p)
   const answered = await send(production.port, translate(p, pairs))
-  assert.isFalse(early.has(String(routed.headers["x-request-id"])), "the reference answered nothing early")
+  assert.isFalse(
+    shortcuts.cache.has(String(routed.headers["x-request-id"])),
+    "the reference answered nothing from a cache"
+  )
   assert.deepStrictEqual(
     comparable(answered, pairs, true),
     comparable(routed, pairs, false),
@@ -119,7 +117,7 @@ for (const target of targets) {
           assert.deepStrictEqual(undrawable(drawn, yield* Reference), [])
         }))
 
-      it.effect("the shortcuts are taken: cached reads and the gateway's own handler calls answer early, alike", () =>
+      it.effect("the shortcuts are taken: cached reads from the cache, the busiest requests admitted from memory, alike", () =>
         Effect.gen(function*() {
           const reference = yield* Reference
           const production = yield* Production
@@ -137,19 +135,22 @@ for (const target of targets) {
               expect: [200]
             })
           const requests = [
-            withKey("GET", "/networks"),
-            withKey("GET", `/networks/${network}/bundles`),
-            withKey("GET", "/balance"),
-            withKey("GET", `/orders/${reference.richOrders[0]!.orderNumber}`),
-            withKey("POST", "/orders", { bundle_id: reference.buyable[0], phone_number: "0241234567" }),
-            withKey("POST", "/orders", { bundle_id: reference.buyable[0], phone_number: "12" }),
-            withKey("GET", "/orders/ORD-000000000000")
-          ]
-          for (const p of requests) {
-            // (The first request of a key the production road has not seen yet goes to the router.)
+            [withKey("GET", "/networks"), "cache"],
+            [withKey("GET", `/networks/${network}/bundles`), "cache"],
+            [withKey("GET", "/balance"), "memory"],
+            [withKey("GET", `/orders/${reference.richOrders[0]!.orderNumber}`), "memory"],
+            [withKey("POST", "/orders", { bundle_id: reference.buyable[0], phone_number: "0241234567" }), "memory"],
+            [withKey("POST", "/orders", { bundle_id: reference.buyable[0], phone_number: "12" }), "memory"],
+            [withKey("GET", "/orders/ORD-000000000000"), "memory"]
+          ] as const
+          for (const [p, way] of requests) {
+            // (The first request of a key the production road has not seen yet is admitted by a lookup.)
             yield* Effect.promise(() => agree(reference, production, p))
             const answered = yield* Effect.promise(() => agree(reference, production, p))
-            assert.isTrue(early.has(String(answered.headers["x-request-id"])), `${p.method} ${p.target} answered early`)
+            assert.isTrue(
+              shortcuts[way].has(String(answered.headers["x-request-id"])),
+              `${p.method} ${p.target}: ${way}`
+            )
           }
         }))
 

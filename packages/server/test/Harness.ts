@@ -4,7 +4,7 @@
  */
 import { AdminApi, Catalog, ResellerApi } from "@databundle/contract"
 import type { Target } from "@databundle/core/testing"
-import { HttpApiBuilder, HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
+import { HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
 import { ConfigProvider, Effect, Layer, Logger, LogLevel, Schema } from "effect"
@@ -30,7 +30,7 @@ export const testConfig = (extra: Record<string, string> = {}) =>
 
 /** The server on a free port of 127.0.0.1, with an HttpClient that targets it. */
 export const serverLayer = (target: Target, extra: Record<string, string> = {}) =>
-  HttpApiBuilder.serve(Http.middleware).pipe(
+  Http.serve.pipe(
     Layer.provide(Http.AppLive),
     Layer.provideMerge(target.layer),
     Layer.provideMerge(NodeHttpServer.layerTest),
