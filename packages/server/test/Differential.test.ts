@@ -11,7 +11,8 @@
  * The requests: for every endpoint of the four APIs, valid and broken ones drawn from the
  * contract's own schemas (`fuzz/Schemas.ts`), then the fuzzing's bad requests of every kind
  * (wrong methods, unknown paths, bad parameters, bodies, framing and credentials). A spy on the
- * admission shows that the production road did take its shortcuts on the way; at the end,
+ * admission shows that the production road did take its shortcuts on the way; bad requests
+ * sent on a connection kept alive must leave it kept or closed alike; at the end,
  * both worlds hold the same accounts, balances, ledgers and orders.
  *
  * A failure prints fast-check's seed: replay it with `FUZZ_SEED=<seed>`.
@@ -26,7 +27,7 @@ import * as Http from "../src/Http.js"
 import { replay } from "./fuzz/Check.js"
 import { endpointsOf } from "./fuzz/Endpoints.js"
 import { everything } from "./fuzz/Families.js"
-import { describeProbe, type Probe, probe, send } from "./fuzz/Probe.js"
+import { describeProbe, type Probe, probe, send, sendKeptAlive } from "./fuzz/Probe.js"
 import { withNoise } from "./fuzz/Requests.js"
 import { comparable, correspondences, translate } from "./fuzz/Roads.js"
 import { drawAll, drawnRequests, undrawable } from "./fuzz/Schemas.js"
@@ -165,6 +166,35 @@ for (const target of targets) {
       it.effect(
         "bad requests of every kind: methods, paths, parameters, queries, bodies, framing, credentials",
         () => roadsAgree((w) => withNoise(everything(w)), 250),
+        TIMEOUT
+      )
+
+      it.effect(
+        "on a connection kept alive, both keep it or close it alike, and answer the next request",
+        () =>
+          Effect.gen(function*() {
+            const reference = yield* Reference
+            const production = yield* Production
+            // Both ways happen among the requests: a body left unread closes, the rest keep.
+            const seen = new Set<boolean>()
+            yield* Effect.promise(() =>
+              fc.assert(
+                fc.asyncProperty(withNoise(everything(reference)), async (p) => {
+                  const pairs = correspondences(reference, production)
+                  const routed = await sendKeptAlive(reference.port, p)
+                  const answered = await sendKeptAlive(production.port, translate(p, pairs))
+                  assert.deepStrictEqual(
+                    { status: answered.first.status, next: answered.next, kept: answered.kept },
+                    { status: routed.first.status, next: routed.next, kept: routed.kept },
+                    `the roads differ on ${describeProbe(p)}`
+                  )
+                  seen.add(routed.kept)
+                }),
+                { numRuns: 80, endOnFailure: true, ...replay }
+              )
+            )
+            assert.deepStrictEqual([...seen].sort(), [false, true])
+          }),
         TIMEOUT
       )
 

@@ -62,8 +62,30 @@ export interface Observed {
 }
 
 /** Sends a probe on a fresh connection, byte for byte; fails only on a transport error. */
-export const send = (port: number, p: Probe) =>
-  new Promise<Observed>((resolve, reject) => {
+export const send = (port: number, p: Probe) => sendOn(port, p, false)
+
+/**
+ * Sends a probe on a connection kept alive, then `GET /healthz` after it on the same agent:
+ * the probe's answer, and whether the second request went on the same connection (the
+ * server kept it) or on a new one (the server closed it).
+ */
+export const sendKeptAlive = async (port: number, p: Probe) => {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 })
+  try {
+    const first = await sendOn(port, p, agent)
+    const next = await sendOn(
+      port,
+      probe({ fault: "none", method: "GET", target: "/healthz", headers: {}, expect: [200] }),
+      agent
+    )
+    return { first, next: next.status, kept: next.reused }
+  } finally {
+    agent.destroy()
+  }
+}
+
+const sendOn = (port: number, p: Probe, agent: http.Agent | false) =>
+  new Promise<Observed & { readonly reused: boolean }>((resolve, reject) => {
     const headers: http.OutgoingHttpHeaders = {}
     for (const [name, value] of Object.entries(p.headers)) {
       headers[name] = typeof value === "string"
@@ -71,7 +93,7 @@ export const send = (port: number, p: Probe) =>
         : [...value]
     }
     if (p.body !== undefined && p.chunked) headers["transfer-encoding"] = "chunked"
-    const request = http.request({ host: "127.0.0.1", port, method: p.method, path: p.target, headers, agent: false })
+    const request = http.request({ host: "127.0.0.1", port, method: p.method, path: p.target, headers, agent })
     request.setTimeout(20_000, () => request.destroy(new Error("no response within 20 s")))
     request.on("response", (response) => {
       const chunks: Array<Buffer> = []
@@ -80,7 +102,8 @@ export const send = (port: number, p: Probe) =>
         resolve({
           status: response.statusCode ?? 0,
           headers: response.headers,
-          text: Buffer.concat(chunks).toString("utf8")
+          text: Buffer.concat(chunks).toString("utf8"),
+          reused: request.reusedSocket
         }))
       response.on("error", reject)
     })
