@@ -62,17 +62,20 @@ export const make = (api: HttpApi.HttpApi.Any) =>
     const encode = yield* HttpApiBuilder.buildMiddleware(api as HttpApi.HttpApi<string, never, never, never>)
 
     /**
-     * The API error a request failed with: the API's own errors as they are, a decode failure
-     * as a 404 (a path parameter) or a 422, and anything else, defects included, a 500 that
-     * names only the request id.
+     * The answer to a request that failed with `cause`, encoded, with the request's id: the
+     * API's own errors as they are, a decode failure as a 404 (a path parameter) or a 422, and
+     * anything else, defects included, a 500 that names only the request id.
      */
-    const errorOf = (
+    const failed = (
       cause: Cause.Cause<unknown>,
       request: HttpServerRequest.HttpServerRequest,
       decision: Routes.Decision,
       path: string,
       info: RequestContext.RequestInfo
-    ): Effect.Effect<unknown> => {
+    ): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
+      if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
+      // (Every failure is one of the API's errors by now, so encoded; anything else would be a defect.)
+      const answer = (error: unknown) => Effect.orDie(encode(Effect.fail(withRequestId(error, info.id))))
       const failure = Cause.failureOption(cause)
       if (Option.isSome(failure)) {
         const error: unknown = failure.value
@@ -80,38 +83,23 @@ export const make = (api: HttpApi.HttpApi.Any) =>
         if (error instanceof HttpApiError.HttpApiDecodeError) {
           // A path parameter that does not decode names nothing.
           const params = decision._tag === "Endpoint" ? decision.endpoint.params : []
-          if (error.issues.some((issue) => params.includes(String(issue.path[0])))) {
-            return Effect.succeed(new ApiError.NotFound({ message: `Not found: ${path}` }))
-          }
-          return Effect.succeed(
-            Validation.validationError(Validation.fieldErrors(error.issues, repeatedParams(request.url)))
+          return answer(
+            error.issues.some((issue) => params.includes(String(issue.path[0])))
+              ? new ApiError.NotFound({ message: `Not found: ${path}` })
+              : Validation.validationError(Validation.fieldErrors(error.issues, repeatedParams(request.url)))
           )
         }
         // (Only the framework's router, in the differential test, can fail so: the route table decided first.)
         if (error instanceof HttpServerError.RouteNotFound) {
-          return Effect.succeed(new ApiError.NotFound({ message: `No route for ${request.method} ${path}` }))
+          return answer(new ApiError.NotFound({ message: `No route for ${request.method} ${path}` }))
         }
-        if (isApiError(error)) return Effect.succeed(error)
+        if (isApiError(error)) return answer(error)
       }
-      return Effect.as(
+      return Effect.zipRight(
         Effect.logError("request failed", cause),
-        new ApiError.ServerError({ message: "Internal server error", request_id: info.id })
+        answer(new ApiError.ServerError({ message: "Internal server error", request_id: info.id }))
       )
     }
-
-    /** The answer to a request that failed with `cause`: its API error, encoded, with the request's id. */
-    const failed = (
-      cause: Cause.Cause<unknown>,
-      request: HttpServerRequest.HttpServerRequest,
-      decision: Routes.Decision,
-      path: string,
-      info: RequestContext.RequestInfo
-    ): Effect.Effect<HttpServerResponse.HttpServerResponse> =>
-      Cause.isInterruptedOnly(cause)
-        ? Effect.failCause(cause as Cause.Cause<never>)
-        : Effect.flatMap(errorOf(cause, request, decision, path, info), (error) =>
-          // (Every failure is one of the API's errors by now, so encoded; anything else would be a defect.)
-          Effect.orDie(encode(Effect.fail(withRequestId(error, info.id)))))
 
     return { failed }
   })
