@@ -156,6 +156,18 @@ async function main() {
     ["GET /admin/v1/orders?phone_number=…", `/admin/v1/orders?phone_number=${phone}`, adminHeaders],
     ["GET /admin/v1/orders?reference=…", `/admin/v1/orders?reference=${reference}`, adminHeaders]
   ]
+  // The totals the filtered lists answer from the kept counts are the orders counted.
+  for (
+    const [pathname, headers, where] of [
+      ["/api/v1/orders?status=successful", apiHeaders, `account_id = ${first.id} AND status = 'successful'`],
+      ["/api/v1/orders?status=failed", apiHeaders, `account_id = ${first.id} AND status = 'failed'`],
+      ["/admin/v1/orders?status=failed", adminHeaders, `mode = 'live' AND status = 'failed'`]
+    ]
+  ) {
+    const answered = (await request("GET", `${server.url}${pathname}`, { headers })).json.pagination.total
+    const counted = Number(await pg.sql(`SELECT count(*) FROM orders WHERE ${where}`, db.name))
+    if (answered !== counted) fail(1, `${pathname} answered a total of ${answered}, not the ${counted} orders`)
+  }
   const sent = []
   for (const [name, pathname, headers] of probes) {
     const ids = []

@@ -4,11 +4,11 @@
 -- accounts named by {{ACCOUNTS}} (the first gets {{SHARE}} of the orders, the rest share what is
 -- left). Writes {{ORDERS}} orders over the last 365 days (one in 50 failed and refunded, one in
 -- four with a reference), a funding entry per account, each order's debit and each failure's
--- refund with the running balance, the wallets' balances, the accounts' kept order counts, the
--- refund counter and the console's daily rollups, so the ledger audit is clean and every kept
--- figure equals the rows. Triggers and foreign-key checks are off while it writes
--- (session_replication_role), the kept figures being computed here the way the migrations start
--- them. Webhook events are not written: the seeded orders have none in the event feed.
+-- refund with the running balance, the wallets' balances, the accounts' kept order counts (all
+-- and by status), the refund counter and the console's daily rollups, so the ledger audit is
+-- clean and every kept figure equals the rows. Triggers and foreign-key checks are off while it
+-- writes (session_replication_role), the kept figures being computed here the way the
+-- migrations start them. Webhook events are not written: the seeded orders have none in the event feed.
 BEGIN;
 SET LOCAL session_replication_role = replica;
 
@@ -66,6 +66,13 @@ WHERE w.account_id = l.account_id AND w.kind = 'main' AND w.account_id IN (SELEC
 UPDATE accounts a SET order_count = c.n
 FROM (SELECT account_id, count(*) AS n FROM orders GROUP BY account_id) AS c
 WHERE c.account_id = a.id;
+
+-- The kept counts by status, started again from the rows (as migration 0023 does).
+DELETE FROM order_status_counts;
+UPDATE accounts SET delivered_count = 0;
+INSERT INTO order_status_counts (account_id, successful, failed, compacted)
+  SELECT account_id, count(*) FILTER (WHERE status = 'successful'), count(*) FILTER (WHERE status = 'failed'), true
+  FROM orders GROUP BY account_id;
 
 UPDATE figures SET value = (
   SELECT count(*) FROM ledger_entries l JOIN orders o ON o.id = l.order_id WHERE l.reason = 'refund' AND o.mode = 'live'

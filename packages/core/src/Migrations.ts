@@ -10,6 +10,7 @@
  */
 import { Migrator, SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { orderStatusCounts } from "./OrderStatusCounts.js"
 import { statsDays } from "./StatsDays.js"
 
 const initial = [
@@ -564,7 +565,8 @@ export const migrations = {
   "0017_due_events": statements(dueEvents),
   "0018_operator_roles": statements(operatorRoles),
   "0019_commissions": statements(commissions),
-  "0022_stats_days": statements(statsDays)
+  "0022_stats_days": statements(statsDays),
+  "0023_order_status_counts": statements(orderStatusCounts)
 }
 
 /** The table recording which migrations a database has. */

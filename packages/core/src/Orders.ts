@@ -41,6 +41,7 @@ import {
   toOrder,
   toRequest
 } from "./OrderRow.js"
+import { keptTotal } from "./OrderStatusCounts.js"
 import * as Page from "./Page.js"
 import { isShortWallet, RECOVERY_DELAY_SECONDS, statement as placementStatement } from "./Placement.js"
 import { prepared } from "./Prepared.js"
@@ -452,13 +453,14 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
       }
       conditions.push(...Page.dateRange(sql, "o.created_at", query))
       const where = sql.and(conditions)
-      // Unfiltered, the total is the count the account keeps (one row by its key), not a count of its
-      // orders, which grows with them.
-      const unfiltered = conditions.length === 1
-      const total = unfiltered
+      // Unfiltered or filtered by status only, the total is one the account keeps (OrderStatusCounts.ts),
+      // not a count of its orders, which grows with them.
+      const total = conditions.length === 1
         ? sql<{ total: string }>`${prepared(sql)}
           SELECT order_count AS total FROM accounts WHERE id = ${accountId}
         `
+        : conditions.length === 2 && query.status !== undefined
+        ? keptTotal(sql, sql`id = ${accountId}`, query.status)
         : countWhere(where)
       const result = yield* listWhere(where, total, Page.resolve(query, PageContract.ACCOUNT_LISTS))
       return { orders: result.rows.map(toOrder), pagination: result.pagination }
@@ -492,17 +494,14 @@ export class Orders extends Effect.Service<Orders>()("core/Orders", {
         conditions.push(sql`o.phone_national = ${Phone.nationalDigits(query.phone_number)}`)
       }
       const where = sql.and(conditions)
-      // Every account keeps its count of orders (its mode's): with no filter but the mode, or the
-      // account, the total is a sum of those, not a count of the orders, which grows with them.
-      const kept = query.older_than === undefined && query.status === undefined && query.reference === undefined &&
-        query.phone_number === undefined
+      // Every account keeps its counts of orders (its mode's) by status: with no filter but the mode,
+      // the account or the status, the total is a sum of those, not a count of the orders.
+      const kept = query.older_than === undefined && query.reference === undefined && query.phone_number === undefined
       const accounts = [sql`mode = ${query.mode ?? "live"}`]
       if (query.account_id !== undefined) {
         accounts.push(sql`(id = ${query.account_id} OR live_account_id = ${query.account_id})`)
       }
-      const total = kept
-        ? sql<{ total: string }>`SELECT coalesce(sum(order_count), 0) AS total FROM accounts WHERE ${sql.and(accounts)}`
-        : countWhere(where)
+      const total = kept ? keptTotal(sql, sql.and(accounts), query.status) : countWhere(where)
       const result = yield* listWhere(
         where,
         total,

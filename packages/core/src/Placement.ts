@@ -248,7 +248,8 @@ export const statement = (sql: SqlClient.SqlClient, delivered: boolean) => {
         RETURNING balance_after
       ),
       counter AS (
-        UPDATE accounts a SET event_seq = a.event_seq + ${written}, order_count = a.order_count + 1
+        UPDATE accounts a SET event_seq = a.event_seq + ${written}, order_count = a.order_count + 1,
+          delivered_count = a.delivered_count + (CASE WHEN bundle.delivered THEN 1 ELSE 0 END)
         FROM entry, bundle
         WHERE a.id = ${slot("accountId")}
         RETURNING a.id, a.event_seq, (SELECT t.webhook_url FROM webhook_targets t WHERE t.id = a.id) AS webhook_url

@@ -9,6 +9,7 @@ import { Stats as StatsContract } from "@databundle/contract"
 import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { Int8, Int8Number, orDie, rowsOf } from "./Database.js"
+import { compactStatusCounts } from "./OrderStatusCounts.js"
 import { compactStats } from "./StatsDays.js"
 import * as Worker from "./Worker.js"
 
@@ -53,8 +54,15 @@ export class Stats extends Effect.Service<Stats>()("core/Stats", {
   scoped: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
-    /** Folds the rollups' appended rows (`compactStats`); the worker runs it every minute. */
-    const compact = Effect.forEach(compactStats, (statement) => orDie(sql.unsafe(statement)), { discard: true }).pipe(
+    /**
+     * Folds the rollups' appended rows (`compactStats`) and the orders' kept counts by status
+     * (`compactStatusCounts`); the worker runs it every minute.
+     */
+    const compact = Effect.forEach(
+      [...compactStats, compactStatusCounts],
+      (statement) => orDie(sql.unsafe(statement)),
+      { discard: true }
+    ).pipe(
       Effect.withSpan("Stats.compact")
     )
     yield* Effect.forkScoped(Worker.supervise("stats compaction", compact, { interval: "60 seconds" }))

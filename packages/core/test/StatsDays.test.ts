@@ -4,17 +4,19 @@
  * refunded, left pending then resolved either way by the worker or the operator, a test
  * account's play money, funding, a commission credited and taken back), on several days, and
  * after a fold, they equal the figures computed from the orders and the ledger themselves. The
- * operator's order list takes its unfiltered totals from the accounts' kept counts: they equal
- * the orders too.
+ * order lists, the reseller's and the operator's, take their totals, unfiltered or by status, from
+ * the accounts' kept counts (migration 0023): after each of those writes they equal the orders
+ * counted too, for every account, mode and status.
  */
 import { type Account } from "@databundle/contract"
-import { SqlClient } from "@effect/sql"
+import { SqlClient, type Statement } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
 import { ConfigProvider, Effect, Layer, Option, TestServices } from "effect"
 import { Accounts } from "../src/Accounts.js"
 import { ApiKeys } from "../src/ApiKeys.js"
 import { Commissions } from "../src/Commissions.js"
 import { Orders } from "../src/Orders.js"
+import { orderStatusCounts } from "../src/OrderStatusCounts.js"
 import { Stats } from "../src/Stats.js"
 import { statsDays } from "../src/StatsDays.js"
 import { Wallet } from "../src/Wallet.js"
@@ -83,11 +85,55 @@ const fromRollups = Effect.gen(function*() {
   }
 })
 
+const STATUSES = [undefined, "pending", "successful", "failed"] as const
+
+/**
+ * Every list total the kept counts answer (OrderStatusCounts.ts), each account's by status and
+ * the operator's by mode, account and status, beside the orders counted.
+ */
+const keptTotals = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const orders = yield* Orders
+  const counted = (where: Statement.Fragment, status: typeof STATUSES[number]) =>
+    Effect.map(
+      sql<{ n: string }>`SELECT count(*) AS n FROM orders o WHERE ${where}
+        AND ${status === undefined ? sql`true` : sql`o.status = ${status}`}`,
+      ([row]) => Number(row!.n)
+    )
+  const pairs: Array<[string, number, number]> = []
+  const accounts = yield* sql<{ id: number; mode: string; live_account_id: number | null }>`
+    SELECT id, mode, live_account_id FROM accounts ORDER BY id`
+  for (const account of accounts) {
+    for (const status of STATUSES) {
+      const listed = yield* orders.list(account.id, { page: 1, per_page: 1, status })
+      pairs.push([
+        `account ${account.id} ${status}`,
+        listed.pagination.total,
+        yield* counted(sql`o.account_id = ${account.id}`, status)
+      ])
+    }
+  }
+  for (const mode of ["live", "test"] as const) {
+    for (const status of STATUSES) {
+      const all = yield* orders.adminList({ page: 1, per_page: 1, mode, status })
+      pairs.push([`${mode} ${status}`, all.pagination.total, yield* counted(sql`o.mode = ${mode}`, status)])
+      for (const account of accounts.filter((a) => a.mode === "live")) {
+        const one = yield* orders.adminList({ page: 1, per_page: 1, mode, status, account_id: account.id })
+        const where = sql`o.mode = ${mode} AND o.account_id IN (SELECT id FROM accounts WHERE id = ${account.id}
+          OR live_account_id = ${account.id})`
+        pairs.push([`${mode} of ${account.id} ${status}`, one.pagination.total, yield* counted(where, status)])
+      }
+    }
+  }
+  return pairs
+})
+
 const assertExact = (what: string) =>
   Effect.gen(function*() {
     const expected = yield* fromRows
     const actual = yield* fromRollups
     assert.deepStrictEqual(actual, expected, what)
+    for (const [name, kept, counted] of yield* keptTotals) assert.strictEqual(kept, counted, `${what}: ${name}`)
     return expected
   })
 
@@ -125,6 +171,10 @@ for (const target of targets) {
           yield* sql`DELETE FROM stats_order_days`
           yield* sql`DELETE FROM stats_ledger_days`
           for (const statement of statsDays.filter((s) => s.startsWith("INSERT"))) yield* sql.unsafe(statement)
+          // The kept counts by status likewise, from the rows as migration 0023 starts them.
+          yield* sql`DELETE FROM order_status_counts`
+          yield* sql`UPDATE accounts SET delivered_count = 0`
+          for (const statement of orderStatusCounts.filter((s) => s.startsWith("INSERT"))) yield* sql.unsafe(statement)
           const history = yield* assertExact("started from the rows")
           assert.isTrue(history.daily.filter((d) => d[1] !== 0).length >= 2, "orders on two days at least")
 
@@ -143,9 +193,12 @@ for (const target of targets) {
           yield* assertExact("after a compaction")
           const [folded] = yield* sql<{ fresh: string; doubled: string }>`
             SELECT (SELECT count(*) FROM stats_order_days WHERE NOT compacted)
-                + (SELECT count(*) FROM stats_ledger_days WHERE NOT compacted) AS fresh,
+                + (SELECT count(*) FROM stats_ledger_days WHERE NOT compacted)
+                + (SELECT count(*) FROM order_status_counts WHERE NOT compacted) AS fresh,
               (SELECT count(*) FROM (SELECT 1 FROM stats_order_days
-                GROUP BY day, bundle_id, network_name, shard HAVING count(*) > 1) d) AS doubled
+                GROUP BY day, bundle_id, network_name, shard HAVING count(*) > 1) d)
+                + (SELECT count(*) FROM (SELECT 1 FROM order_status_counts GROUP BY account_id HAVING count(*) > 1) e)
+                AS doubled
           `
           assert.deepStrictEqual([Number(folded!.fresh), Number(folded!.doubled)], [0, 0])
 

@@ -30,6 +30,7 @@ const client = Layer.unwrapScoped(Effect.gen(function*() {
   yield* Effect.promise(() => fs.mkdir(dir, { recursive: true, mode: 0o700 }))
   yield* DataDirLock.acquire(dataDir)
   yield* EmbeddedDatabase.baselineWasmOnly
+  yield* EmbeddedDatabase.heapGrowth
   yield* EmbeddedDatabase.fromTemplate(dir, EmbeddedDatabase.templateBeside(import.meta.url))
   return PgliteClient.layer({ dataDir: dir, pgliteOptions: { startParams: [...EmbeddedDatabase.startParams] } })
 }))
