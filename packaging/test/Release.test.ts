@@ -25,7 +25,22 @@ const envIn = (home: string, extra: Record<string, string> = {}) => ({
   HOME: home,
   // The npm cache of this machine's user, so installs can be served offline when it holds them.
   npm_config_cache: path.join(os.homedir(), ".npm"),
-  ...(process.env.npm_config_registry === undefined ? {} : { npm_config_registry: process.env.npm_config_registry }),
+  // The machine's way to the registry: its registry, proxies and extra certificate authorities (an
+  // install with `--prefix` no longer reads the npm configuration beside npm, where a cafile may be).
+  ...Object.fromEntries(
+    [
+      "npm_config_registry",
+      "npm_config_cafile",
+      "NODE_EXTRA_CA_CERTS",
+      "HTTPS_PROXY",
+      "https_proxy",
+      "HTTP_PROXY",
+      "http_proxy",
+      "NO_PROXY",
+      "no_proxy"
+    ]
+      .flatMap((name) => process.env[name] === undefined ? [] : [[name, process.env[name]!]])
+  ),
   ...extra
 })
 
