@@ -18,6 +18,8 @@ import {
   type HttpServerResponse
 } from "@effect/platform"
 import { Chunk, Effect } from "effect"
+import type * as Admission from "./Admission.js"
+import * as RequestBody from "./RequestBody.js"
 import * as RequestContext from "./RequestContext.js"
 import type * as Routes from "./Routes.js"
 
@@ -31,12 +33,14 @@ export type CachedRead = (
 ) => HttpServerResponse.HttpServerResponse | undefined
 
 /**
- * The endpoint's handler, run for `request` (its target the canonical path and the query, its
- * body read) with its path parameters, as the caller the admission found.
+ * The endpoint's handler, run for `request` at `target` with its `body` as the admission read
+ * it and its path parameters, as the caller the admission found.
  */
 export type Run = (
   endpoint: Routes.Endpoint,
   request: HttpServerRequest.HttpServerRequest,
+  body: Admission.Body,
+  target: RequestContext.Target,
   params: Readonly<Record<string, string>>,
   caller: RequestContext.Caller
 ) => Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, HttpRouter.HttpRouter.DefaultServices>
@@ -119,7 +123,7 @@ export const handlers = (routes: Routes.Routes) =>
     for (const route of byKey.keys()) {
       if (!named.has(route)) throw new Error(`${route} has a handler but no entry in the route table`)
     }
-    const run: Run = (endpoint, request, params, caller) => {
+    const run: Run = (endpoint, request, body, target, params, caller) => {
       const route = table.get(endpoint)!
       const context: HttpRouter.RouteContext = {
         [HttpRouter.RouteContextTypeId]: HttpRouter.RouteContextTypeId,
@@ -130,9 +134,13 @@ export const handlers = (routes: Routes.Routes) =>
         Effect.provideService(HttpRouter.RouteContext, context),
         Effect.provideService(
           HttpServerRequest.ParsedSearchParams,
-          searchParams(RequestContext.splitTarget(request.url).query)
+          searchParams(target.query)
         ),
-        Effect.provideService(HttpServerRequest.HttpServerRequest, request),
+        // (A request without a payload is handed as it came: its body is never read.)
+        Effect.provideService(
+          HttpServerRequest.HttpServerRequest,
+          endpoint.hasPayload ? RequestBody.withBody(request, body.text, body.json) : request
+        ),
         Effect.locally(RequestContext.caller, caller)
       )
       // The route, as the platform names it on the request's span.
@@ -155,8 +163,12 @@ export const byRouter = (
     HttpServerRequest.HttpServerRequest | HttpRouter.HttpRouter.DefaultServices
   >
 ): Run =>
-(_endpoint, request, _params, caller) =>
+(_endpoint, request, body, target, _params, caller) =>
   app.pipe(
-    Effect.provideService(HttpServerRequest.HttpServerRequest, request),
+    // The router is handed the canonical path, which it matches again, and the body read.
+    Effect.provideService(
+      HttpServerRequest.HttpServerRequest,
+      RequestBody.withBody(request.modify({ url: target.path + target.query }), body.text, body.json)
+    ),
     Effect.locally(RequestContext.caller, caller)
   )

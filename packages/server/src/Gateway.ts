@@ -20,7 +20,6 @@ import * as Admission from "./Admission.js"
 import * as Dispatch from "./Dispatch.js"
 import * as Envelope from "./Envelope.js"
 import * as Metrics from "./Metrics.js"
-import * as RequestBody from "./RequestBody.js"
 import * as RequestContext from "./RequestContext.js"
 import type * as Routes from "./Routes.js"
 
@@ -102,7 +101,9 @@ export const make = (
               ? Effect.fail(new ApiError.NotFound({ message: `No route for ${request.method} ${target.path}` }))
               : dispatch(
                 endpoint,
-                RequestBody.withBody(request.modify({ url: target.path + target.query }), body.text, body.json),
+                request,
+                body,
+                target,
                 params,
                 caller
               )) as Effect.Effect<HttpServerResponse.HttpServerResponse, unknown>,
