@@ -105,8 +105,9 @@ const key = (method: string, path: string) => `${method} ${path}`
 
 /**
  * The handlers of the API's router by endpoint: every endpoint of `routes` has one and every
- * handler an endpoint (else the server does not start), and each is run as the route it was built for, with the route's
- * context, the query's parameters, the request, and the caller the admission found.
+ * handler an endpoint (else the server does not start). Each is run as the route it was built
+ * for, with the route's context, the query's parameters, the request and the caller the
+ * admission found.
  */
 export const handlers = (routes: Routes.Routes) =>
   Effect.gen(function*() {
@@ -119,9 +120,9 @@ export const handlers = (routes: Routes.Routes) =>
       return [endpoint, route] as const
     }))
     // (And the other way: a handler no entry of the table names could never be reached.)
-    const named = new Set(routes.endpoints.map((endpoint) => key(endpoint.method, `/${endpoint.segments.join("/")}`)))
-    for (const route of byKey.keys()) {
-      if (!named.has(route)) throw new Error(`${route} has a handler but no entry in the route table`)
+    const reached = new Set(table.values())
+    for (const [name, route] of byKey) {
+      if (!reached.has(route)) throw new Error(`${name} has a handler but no entry in the route table`)
     }
     const run: Run = (endpoint, request, body, target, params, caller) => {
       const route = table.get(endpoint)!

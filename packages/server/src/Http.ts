@@ -27,7 +27,16 @@ import {
   WebhookDelivery,
   Webhooks
 } from "@databundle/core"
-import { HttpApi, HttpApiBuilder, HttpApp, HttpRouter, HttpServer, HttpServerResponse, OpenApi } from "@effect/platform"
+import {
+  HttpApi,
+  HttpApiBuilder,
+  HttpApp,
+  type HttpMethod,
+  HttpRouter,
+  HttpServer,
+  HttpServerResponse,
+  OpenApi
+} from "@effect/platform"
 import { Context, Effect, Layer } from "effect"
 import * as AdminHandlers from "./AdminHandlers.js"
 import { AdminAuthLive, ApiKeyAuthLive, ConsoleAuthLive, DashboardAuthLive } from "./Auth.js"
@@ -123,41 +132,45 @@ const openApi = (document: () => OpenApi.OpenAPISpec) =>
   Effect.map(Effect.orDie(Effect.suspend(() => HttpServerResponse.json(document()))), Effect.succeed)
 
 /**
- * The routes outside the four APIs, each listed once: its place in the route table (what it
- * takes, whether it needs its area's credentials) and its handler, which goes on the API's
- * router beside the endpoints' for the dispatch to find.
+ * A route outside the four APIs: its entry in the route table (what it takes, whether it
+ * needs its area's credentials) and its handler, made into a route of the API's router for
+ * the dispatch to find.
  */
+const outsideRoute = <E, R>(
+  entry: Routes.Extra & { readonly method: HttpMethod.HttpMethod; readonly path: HttpRouter.PathInput },
+  handler: Effect.Effect<HttpRouter.Route.Handler<E, never>, never, R>
+) => ({
+  ...entry,
+  /** Puts the handler on `router`. */
+  register: (router: { readonly addRoute: (route: HttpRouter.Route<E, never>) => Effect.Effect<void> }) =>
+    Effect.flatMap(handler, (made) => router.addRoute(HttpRouter.makeRoute(entry.method, entry.path, made)))
+})
+
+/** The routes outside the four APIs, each listed once. */
 const outside = [
-  {
-    method: "GET",
-    path: `${ResellerApi.RESELLER_PREFIX}/openapi.json`,
-    name: "openapi.reseller",
-    handler: openApi(() => OpenApi.fromApi(ResellerApi.ResellerApi))
-  },
-  {
-    method: "GET",
-    path: `${AdminApi.ADMIN_PREFIX}/openapi.json`,
-    name: "openapi.admin",
-    handler: openApi(() => OpenApi.fromApi(AdminApi.AdminApi))
-  },
-  { method: "GET", path: Health.paths.health, name: "health.alive", handler: Health.alive },
-  { method: "GET", path: Health.paths.ready, name: "health.ready", handler: Health.ready },
-  { method: "GET", path: Health.paths.metrics, name: "metrics.scrape", authenticated: true, handler: Health.scrape },
-  {
-    method: "POST",
-    path: Paystack.CALLBACK_PATH,
-    name: "callbacks.paystack",
-    payload: true,
-    handler: Paystack.callback
-  },
-  {
-    method: "POST",
-    path: UpstreamWebhooks.path,
-    name: "upstreamWebhooks.receive",
-    payload: true,
-    handler: UpstreamWebhooks.receiver
-  }
-] as const
+  outsideRoute(
+    { method: "GET", path: `${ResellerApi.RESELLER_PREFIX}/openapi.json`, name: "openapi.reseller" },
+    openApi(() => OpenApi.fromApi(ResellerApi.ResellerApi))
+  ),
+  outsideRoute(
+    { method: "GET", path: `${AdminApi.ADMIN_PREFIX}/openapi.json`, name: "openapi.admin" },
+    openApi(() => OpenApi.fromApi(AdminApi.AdminApi))
+  ),
+  outsideRoute({ method: "GET", path: Health.paths.health, name: "health.alive" }, Health.alive),
+  outsideRoute({ method: "GET", path: Health.paths.ready, name: "health.ready" }, Health.ready),
+  outsideRoute(
+    { method: "GET", path: Health.paths.metrics, name: "metrics.scrape", authenticated: true },
+    Health.scrape
+  ),
+  outsideRoute(
+    { method: "POST", path: Paystack.CALLBACK_PATH, name: "callbacks.paystack", payload: true },
+    Paystack.callback
+  ),
+  outsideRoute(
+    { method: "POST", path: UpstreamWebhooks.path, name: "upstreamWebhooks.receive", payload: true },
+    UpstreamWebhooks.receiver
+  )
+]
 
 // The probes and the scrape: no rate limits (a prober calls often), the admin token for metrics;
 // the probes look at no credentials at all, so a prober sending some is never counted as failing.
@@ -216,15 +229,12 @@ const HandlersLive = HttpApiBuilder.api(ServerApi).pipe(
 
 /** The handlers of the routes outside the four APIs, on the API's router. */
 const OutsideRoutesLive = HttpApiBuilder.Router.use((router) =>
-  Effect.forEach(outside, (route) =>
-    Effect.flatMap(
-      route.handler as Effect.Effect<
-        HttpRouter.Route.Handler<unknown, never>,
-        never,
-        Layer.Layer.Success<typeof DomainLive>
-      >,
-      (handler) => router.addRoute(HttpRouter.makeRoute(route.method, route.path, handler))
-    ), { discard: true })
+  Effect.forEach(
+    outside,
+    (entry): Effect.Effect<void, never, Effect.Effect.Context<ReturnType<(typeof outside)[number]["register"]>>> =>
+      entry.register(router),
+    { discard: true }
+  )
 )
 
 /** Both APIs bound to the domain, their handlers on the API's router, without the database and the HTTP server. */
